@@ -1,0 +1,14 @@
+package dev.loam.spi.store;
+
+/** A ranged read asked for bytes outside the object (or a non-positive length). */
+public class InvalidRangeException extends ObjectStoreException {
+  private static final long serialVersionUID = 1L;
+
+  public InvalidRangeException(String message) {
+    super(Kind.INVALID, message, null);
+  }
+
+  public InvalidRangeException(String message, Throwable cause) {
+    super(Kind.INVALID, message, cause);
+  }
+}
