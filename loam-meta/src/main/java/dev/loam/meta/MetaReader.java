@@ -1,0 +1,52 @@
+package dev.loam.meta;
+
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.StreamInfo;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A read-only view of the metastore state at one applied index. Only valid inside {@link
+ * Metastore#read}; do not keep it.
+ */
+public interface MetaReader {
+  /** The index of the last applied command (the consistency token this view satisfies). */
+  long appliedIndex();
+
+  /** The metastore clock: the highest command stamp applied so far (deterministic). */
+  long clockMillis();
+
+  Optional<NodeInfo> node(String nodeId);
+
+  List<NodeInfo> nodes();
+
+  boolean namespaceExists(String namespace);
+
+  /** Namespace names in sorted order. */
+  List<String> namespaces();
+
+  Optional<StreamInfo> stream(String namespace, String name);
+
+  Optional<StreamInfo> streamById(long streamId);
+
+  /** Streams of a namespace, sorted by name. */
+  List<StreamInfo> streams(String namespace);
+
+  /** The partition's bounds, or empty if the stream or partition does not exist. */
+  Optional<PartitionInfo> partition(long streamId, int partition);
+
+  /**
+   * Up to {@code maxEntries} index entries, in offset order, starting with the one that contains
+   * {@code fromOffset} (or the first one after it). Empty if nothing is at or after {@code
+   * fromOffset}.
+   */
+  List<IndexEntry> indexEntries(long streamId, int partition, long fromOffset, int maxEntries);
+
+  /**
+   * The first index entry whose max timestamp is at or after {@code timestampMillis}, or empty if
+   * none (Kafka's ListOffsets by timestamp, refined by the reader within the entry).
+   */
+  Optional<IndexEntry> entryForTimestamp(long streamId, int partition, long timestampMillis);
+}

@@ -1,0 +1,46 @@
+package dev.loam.meta;
+
+import dev.loam.meta.command.Command;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The replicated-meta SPI: a log of {@link Command}s applied in order by one deterministic {@code
+ * MetaStateMachine} on every replica. The embedded implementation is single-node and durable on
+ * local disk; the Ratis one replicates (issue 3). Both pass the same conformance kit.
+ *
+ * <p>Thread-safe. Failures arrive only through futures.
+ */
+public interface Metastore extends AutoCloseable {
+
+  /**
+   * Proposes a command and completes once it is durably logged and applied on this replica, with
+   * the index it was applied at and its outcome (a rejection is an outcome, not a failure). A
+   * command stamped more than the allowed skew ahead of this replica's clock is refused with {@code
+   * FUTURE_STAMP} without being logged.
+   *
+   * <p>Fails with {@code LoamException} UNAVAILABLE (nothing was logged; retry is safe) or
+   * OUTCOME_UNKNOWN (it may have been logged; retry with the same command, whose dedupe makes it
+   * safe).
+   */
+  CompletableFuture<Applied> propose(Command command);
+
+  /** Runs a query against a consistent view of the local replica's state. */
+  <T> T read(Function<MetaReader, T> query);
+
+  /** The index of the last command applied on this replica. */
+  long appliedIndex();
+
+  /**
+   * Completes once this replica has applied {@code index} (at once if it already has): read-your-
+   * writes with a consistency token. Never blocks the caller.
+   */
+  CompletableFuture<Void> awaitApplied(long index);
+
+  /** Adds a listener told of every later apply. */
+  void addApplyListener(ApplyListener listener);
+
+  /** Stops the metastore; pending proposals fail with UNAVAILABLE or OUTCOME_UNKNOWN. */
+  @Override
+  void close();
+}

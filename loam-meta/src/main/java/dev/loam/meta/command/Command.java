@@ -1,0 +1,11 @@
+package dev.loam.meta.command;
+
+/**
+ * A metastore command: the only way state changes. Commands are plain values, encoded with {@code
+ * CommandCodec} into the replicated log, and applied deterministically by {@code MetaStateMachine}.
+ */
+public sealed interface Command
+    permits RegisterNode, CreateNamespace, DeleteNamespace, CreateStream, DeleteStream, CommitWal {
+  /** The proposing node, its epoch, and the proposer's clock at proposal time. */
+  Origin origin();
+}

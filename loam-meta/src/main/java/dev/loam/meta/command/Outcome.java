@@ -1,0 +1,70 @@
+package dev.loam.meta.command;
+
+import java.util.List;
+
+/**
+ * The result of applying one command: a value, never an exception (STYLE.md §4). Each command has
+ * one success type; any command may be {@link Rejected}.
+ */
+public sealed interface Outcome {
+
+  /** The command changed nothing; {@code reason} says why and {@code message} names the subject. */
+  record Rejected(RejectReason reason, String message) implements Outcome {}
+
+  /** Why a command was refused. */
+  enum RejectReason {
+    /** The proposer's node epoch is lower than the registered one (a zombie process). */
+    STALE_NODE_EPOCH,
+    /** The proposer is not registered, or not at this epoch. */
+    UNKNOWN_NODE,
+    /** The command is stamped too far ahead of the proposing replica's clock. */
+    FUTURE_STAMP,
+    /** A CommitWal older than the stale-commit window (§3 commit window). */
+    STALE_COMMIT,
+    ALREADY_EXISTS,
+    NOT_FOUND,
+    /** The namespace still holds streams. */
+    CONFLICT,
+    INVALID
+  }
+
+  /** RegisterNode succeeded. */
+  record NodeRegistered(NodeInfo node) implements Outcome {}
+
+  /** CreateNamespace succeeded. */
+  record NamespaceCreated(String name) implements Outcome {}
+
+  /** CreateStream succeeded. */
+  record StreamCreated(StreamInfo stream) implements Outcome {}
+
+  /** DeleteNamespace or DeleteStream succeeded. */
+  record Deleted(String name) implements Outcome {}
+
+  /**
+   * CommitWal was applied. {@code chunks} has one list per chunk of the command, in order, with one
+   * {@link BatchResult} per batch. {@code deduplicated} is true when this is a retry of an object
+   * already committed: the results are the first commit's, and nothing was appended again.
+   */
+  record WalCommitted(boolean deduplicated, List<List<BatchResult>> chunks) implements Outcome {
+    public WalCommitted {
+      chunks = chunks.stream().map(List::copyOf).toList();
+    }
+  }
+
+  /** What happened to one batch of a CommitWal. */
+  record BatchResult(BatchStatus status, long baseOffset) {}
+
+  /** The per-batch status; only APPENDED and DUPLICATE carry a meaningful {@code baseOffset}. */
+  enum BatchStatus {
+    /** Appended now at {@code baseOffset}. */
+    APPENDED,
+    /** Same producer, epoch and sequences as one of the last 5 batches: the original offset. */
+    DUPLICATE,
+    /** The sequence does not follow the producer's last one. Nothing appended. */
+    OUT_OF_ORDER_SEQUENCE,
+    /** The producer epoch is older than the one seen. Nothing appended. */
+    PRODUCER_FENCED,
+    /** The stream was deleted or the partition does not exist. Nothing appended. */
+    UNKNOWN_PARTITION
+  }
+}

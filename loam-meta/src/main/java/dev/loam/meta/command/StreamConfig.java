@@ -1,0 +1,45 @@
+package dev.loam.meta.command;
+
+import dev.loam.wal.DurabilityClass;
+import java.util.Objects;
+
+/**
+ * A stream's configuration. Retention fields are kept now and enforced by the retention task (issue
+ * 4); {@code -1} means unlimited.
+ */
+public record StreamConfig(
+    int partitions,
+    DurabilityClass durabilityClass,
+    long retentionMillis,
+    long retentionBytes,
+    CleanupPolicy cleanupPolicy) {
+
+  /** The most partitions a stream may have. */
+  public static final int MAX_PARTITIONS = 10_000;
+
+  public StreamConfig {
+    Objects.requireNonNull(durabilityClass, "durabilityClass");
+    Objects.requireNonNull(cleanupPolicy, "cleanupPolicy");
+  }
+
+  /** A standard-class stream with unlimited retention and the delete policy. */
+  public static StreamConfig standard(int partitions) {
+    return new StreamConfig(partitions, DurabilityClass.STANDARD, -1, -1, CleanupPolicy.DELETE);
+  }
+
+  /** How a stream discards old records. */
+  public enum CleanupPolicy {
+    DELETE(0),
+    COMPACT(1);
+
+    private final int code;
+
+    CleanupPolicy(int code) {
+      this.code = code;
+    }
+
+    public int code() {
+      return code;
+    }
+  }
+}
