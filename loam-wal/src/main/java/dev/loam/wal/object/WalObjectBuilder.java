@@ -1,0 +1,236 @@
+package dev.loam.wal.object;
+
+import dev.loam.error.LoamException;
+import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.ulid.Ulid;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * Accumulates payloads per (stream, partition) and lays them out as one WAL object v1
+ * (docs/formats/wal-object-v1.md). Not thread-safe: one flush owns one builder. Payload arrays are
+ * not copied until {@link #build()}; callers must not modify them before that.
+ */
+public final class WalObjectBuilder {
+  private record Key(long streamId, int partition) {}
+
+  private static final Comparator<Key> ORDER =
+      Comparator.comparingLong(Key::streamId).thenComparingInt(Key::partition);
+
+  private static final class Chunk {
+    final ChunkEncoding encoding;
+    final List<byte[]> payloads = new ArrayList<>();
+    final List<Integer> tickets = new ArrayList<>();
+    long length;
+
+    Chunk(ChunkEncoding encoding) {
+      this.encoding = encoding;
+    }
+  }
+
+  private final byte[] nodeIdBytes;
+  private final WalHeader header;
+  private final TreeMap<Key, Chunk> chunks = new TreeMap<>(ORDER);
+  private int tickets;
+  private long payloadBytes;
+
+  /**
+   * @throws LoamException INVALID if {@code nodeId} is not 1..255 bytes of valid UTF-8
+   * @throws NullPointerException if an argument is null
+   */
+  public WalObjectBuilder(String nodeId, Ulid ulid, DurabilityClass cls) {
+    Objects.requireNonNull(nodeId, "nodeId");
+    this.nodeIdBytes = encodeNodeId(nodeId);
+    this.header = new WalHeader(WalFormat.VERSION, cls, ulid, nodeId);
+  }
+
+  private static byte[] encodeNodeId(String nodeId) {
+    ByteBuffer b;
+    try {
+      // Strict: an unpaired surrogate must not silently become '?' in an object key.
+      b = StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(nodeId));
+    } catch (CharacterCodingException e) {
+      throw new LoamException(
+          LoamException.Kind.INVALID, "wal node id is not valid unicode nodeId=" + nodeId, e);
+    }
+    byte[] out = new byte[b.remaining()];
+    b.get(out);
+    if (out.length < 1 || out.length > WalFormat.MAX_NODE_ID_BYTES) {
+      throw new LoamException(
+          LoamException.Kind.INVALID,
+          "wal node id length out of range bytes=" + out.length + " min=1 max=255");
+    }
+    return out;
+  }
+
+  /**
+   * Appends {@code payload} (normally one encoded RecordBatch) to the chunk of (streamId,
+   * partition), after earlier payloads of that chunk.
+   *
+   * @return a ticket, 0, 1, 2... in call order, for {@link WalObject#payloadOffset(int)}
+   * @throws LoamException INVALID if the partition is negative, the payload empty, the chunk
+   *     already has another encoding, or the object would exceed its chunk or size limit
+   * @throws NullPointerException if {@code encoding} or {@code payload} is null
+   */
+  public int add(long streamId, int partition, ChunkEncoding encoding, byte[] payload) {
+    Objects.requireNonNull(encoding, "encoding");
+    Objects.requireNonNull(payload, "payload");
+    if (partition < 0) {
+      throw invalid("wal chunk partition negative", streamId, partition);
+    }
+    if (payload.length == 0) {
+      throw invalid("wal chunk payload empty", streamId, partition);
+    }
+    Key key = new Key(streamId, partition);
+    Chunk c = chunks.get(key);
+    if (c == null) {
+      if (chunks.size() >= WalFormat.MAX_CHUNKS) {
+        throw invalid(
+            "wal object too many chunks max=" + WalFormat.MAX_CHUNKS, streamId, partition);
+      }
+    } else if (c.encoding != encoding) {
+      throw invalid(
+          "wal chunk encoding conflict existing=" + c.encoding + " added=" + encoding,
+          streamId,
+          partition);
+    }
+    int newChunks = c == null ? chunks.size() + 1 : chunks.size();
+    if (c != null && c.length + payload.length > Integer.MAX_VALUE) {
+      throw invalid("wal chunk too large", streamId, partition);
+    }
+    if (sizeFor(payloadBytes + payload.length, newChunks) > WalFormat.MAX_OBJECT_SIZE) {
+      throw invalid("wal object too large max=" + WalFormat.MAX_OBJECT_SIZE, streamId, partition);
+    }
+    if (c == null) {
+      c = new Chunk(encoding);
+      chunks.put(key, c);
+    }
+    c.payloads.add(payload);
+    c.tickets.add(tickets);
+    c.length += payload.length;
+    payloadBytes += payload.length;
+    return tickets++;
+  }
+
+  private static LoamException invalid(String msg, long streamId, int partition) {
+    return new LoamException(
+        LoamException.Kind.INVALID, msg + " streamId=" + streamId + " partition=" + partition);
+  }
+
+  private long sizeFor(long payloads, int chunkCount) {
+    return WalFormat.headerSize(nodeIdBytes.length)
+        + payloads
+        + WalFormat.indexSize(nodeIdBytes.length, chunkCount)
+        + WalFormat.FOOTER_SIZE;
+  }
+
+  /** The exact size {@link #build()} would produce now. */
+  public int estimatedSize() {
+    return (int) sizeFor(payloadBytes, chunks.size());
+  }
+
+  /** Number of payloads added so far. */
+  public int payloadCount() {
+    return tickets;
+  }
+
+  /**
+   * Lays out header, chunks sorted by (streamId, partition), index and footer.
+   *
+   * @throws LoamException INVALID if nothing was added (an empty object is not valid)
+   */
+  public WalObject build() {
+    if (chunks.isEmpty()) {
+      throw new LoamException(
+          LoamException.Kind.INVALID, "wal object has no chunks nodeId=" + header.nodeId());
+    }
+    int n = nodeIdBytes.length;
+    byte[] out = new byte[estimatedSize()];
+    // Header.
+    WalFormat.putInt(out, WalFormat.H_MAGIC, WalFormat.HEADER_MAGIC);
+    WalFormat.putShort(out, WalFormat.H_VERSION, WalFormat.VERSION);
+    out[WalFormat.H_CLASS] = (byte) header.durabilityClass().code();
+    out[WalFormat.H_FLAGS] = 0;
+    header.ulid().writeTo(out, WalFormat.H_ULID);
+    WalFormat.putShort(out, WalFormat.H_NODE_ID_LEN, n);
+    System.arraycopy(nodeIdBytes, 0, out, WalFormat.H_NODE_ID, n);
+    int headerCrcAt = WalFormat.H_NODE_ID + n;
+    WalFormat.putInt(out, headerCrcAt, WalFormat.crc(out, 0, headerCrcAt));
+
+    // Chunks.
+    long[] offsets = new long[tickets];
+    List<ChunkIndexEntry> entries = new ArrayList<>(chunks.size());
+    int pos = WalFormat.headerSize(n);
+    for (var e : chunks.entrySet()) {
+      Chunk c = e.getValue();
+      int start = pos;
+      CRC32C crc = new CRC32C();
+      for (int i = 0; i < c.payloads.size(); i++) {
+        byte[] p = c.payloads.get(i);
+        offsets[c.tickets.get(i)] = pos;
+        System.arraycopy(p, 0, out, pos, p.length);
+        crc.update(p, 0, p.length);
+        pos += p.length;
+      }
+      entries.add(
+          new ChunkIndexEntry(
+              e.getKey().streamId(),
+              e.getKey().partition(),
+              c.encoding,
+              start,
+              pos - start,
+              (int) crc.getValue()));
+    }
+
+    // Index: identity copy, count, entries.
+    int indexOffset = pos;
+    out[pos + WalFormat.I_CLASS] = (byte) header.durabilityClass().code();
+    out[pos + WalFormat.I_FLAGS] = 0;
+    WalFormat.putShort(out, pos + WalFormat.I_NODE_ID_LEN, n);
+    header.ulid().writeTo(out, pos + WalFormat.I_ULID);
+    System.arraycopy(nodeIdBytes, 0, out, pos + WalFormat.I_NODE_ID, n);
+    pos += WalFormat.I_NODE_ID + n;
+    WalFormat.putInt(out, pos, entries.size());
+    pos += 4;
+    for (ChunkIndexEntry e : entries) {
+      WalFormat.putLong(out, pos + WalFormat.E_STREAM_ID, e.streamId());
+      WalFormat.putInt(out, pos + WalFormat.E_PARTITION, e.partition());
+      out[pos + WalFormat.E_ENCODING] = (byte) e.encoding().code();
+      out[pos + WalFormat.E_FLAGS] = 0;
+      WalFormat.putShort(out, pos + WalFormat.E_RESERVED, 0);
+      WalFormat.putLong(out, pos + WalFormat.E_OFFSET, e.offset());
+      WalFormat.putInt(out, pos + WalFormat.E_LENGTH, e.length());
+      WalFormat.putInt(out, pos + WalFormat.E_CRC, e.crc32c());
+      pos += WalFormat.ENTRY_SIZE;
+    }
+    int indexLength = pos - indexOffset;
+
+    // Footer.
+    int f = pos;
+    WalFormat.putLong(out, f + WalFormat.F_INDEX_OFFSET, indexOffset);
+    WalFormat.putInt(out, f + WalFormat.F_INDEX_LENGTH, indexLength);
+    WalFormat.putInt(out, f + WalFormat.F_INDEX_CRC, WalFormat.crc(out, indexOffset, indexLength));
+    WalFormat.putShort(out, f + WalFormat.F_VERSION, WalFormat.VERSION);
+    WalFormat.putShort(out, f + WalFormat.F_RESERVED, 0);
+    WalFormat.putInt(
+        out, f + WalFormat.F_FOOTER_CRC, WalFormat.crc(out, f, WalFormat.F_FOOTER_CRC));
+    WalFormat.putInt(out, f + WalFormat.F_MAGIC, WalFormat.FOOTER_MAGIC);
+    if (f + WalFormat.FOOTER_SIZE != out.length) {
+      throw new LoamException(
+          LoamException.Kind.INTERNAL,
+          "wal object layout size mismatch expected="
+              + out.length
+              + " actual="
+              + (f + WalFormat.FOOTER_SIZE));
+    }
+    return new WalObject(out, header, entries, offsets);
+  }
+}

@@ -1,0 +1,2 @@
+/** ULIDs naming WAL objects, with a deterministic generator (docs/formats/ulid.md). */
+package dev.loam.wal.ulid;

@@ -1,0 +1,58 @@
+package dev.loam.wal.batch;
+
+import java.util.List;
+import java.util.zip.CRC32C;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+
+/** Generators and helpers shared by the batch tests. */
+public final class BatchArbitraries {
+  private BatchArbitraries() {}
+
+  static Arbitrary<byte[]> nullableBytes(int maxLen) {
+    return Arbitraries.bytes().array(byte[].class).ofMaxSize(maxLen).injectNull(0.2);
+  }
+
+  static Arbitrary<Header> headers() {
+    return Combinators.combine(
+            Arbitraries.strings().withCharRange('!', '~').withChars('é', '€').ofMaxLength(12),
+            nullableBytes(16))
+        .as(Header::new);
+  }
+
+  static Arbitrary<Long> timestamps() {
+    return Arbitraries.oneOf(
+        Arbitraries.just(-1L),
+        Arbitraries.longs().between(0, 1L << 42),
+        Arbitraries.longs().between(0, Long.MAX_VALUE));
+  }
+
+  public static Arbitrary<RecordData> recordData() {
+    return Combinators.combine(
+            timestamps(), nullableBytes(64), nullableBytes(200), headers().list().ofMaxSize(3))
+        .as(RecordData::new);
+  }
+
+  public static Arbitrary<List<RecordData>> recordLists(int max) {
+    return recordData().list().ofMinSize(1).ofMaxSize(max);
+  }
+
+  public static Arbitrary<BatchSettings> settings() {
+    return Combinators.combine(
+            Arbitraries.longs().between(0, Long.MAX_VALUE / 2),
+            Arbitraries.of(Compression.NONE, Compression.ZSTD, Compression.GZIP),
+            Arbitraries.of(TimestampType.class),
+            Arbitraries.longs().between(-1, Long.MAX_VALUE),
+            Arbitraries.shorts().between((short) -1, Short.MAX_VALUE),
+            Arbitraries.integers().between(-1, Integer.MAX_VALUE))
+        .as(BatchSettings::new);
+  }
+
+  /** Recomputes the CRC of a batch at offset 0, so tests can forge structurally bad records. */
+  public static void fixCrc(byte[] batch) {
+    CRC32C crc = new CRC32C();
+    crc.update(batch, 21, batch.length - 21);
+    RecordBatchEncoder.putInt(batch, 17, (int) crc.getValue());
+  }
+}

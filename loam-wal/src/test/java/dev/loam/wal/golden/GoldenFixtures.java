@@ -1,0 +1,64 @@
+package dev.loam.wal.golden;
+
+import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.batch.BatchSettings;
+import dev.loam.wal.batch.Compression;
+import dev.loam.wal.batch.Header;
+import dev.loam.wal.batch.RecordBatchEncoder;
+import dev.loam.wal.batch.RecordData;
+import dev.loam.wal.batch.TimestampType;
+import dev.loam.wal.object.ChunkEncoding;
+import dev.loam.wal.object.WalObject;
+import dev.loam.wal.object.WalObjectBuilder;
+import dev.loam.wal.ulid.Ulid;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** The fixed inputs behind the golden files. Never change them: the files are decoded forever. */
+final class GoldenFixtures {
+  private GoldenFixtures() {}
+
+  static final String BATCH_NONE = "record-batch-v2-none.bin";
+  static final String BATCH_ZSTD = "record-batch-v2-zstd.bin";
+  static final String WAL_V1 = "wal-object-v1.bin";
+
+  static final Ulid ULID = Ulid.parse("01J0GXQ2E4KX9V0M3N5P6R8S9T");
+  static final String NODE_ID = "node-a";
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static List<RecordData> records() {
+    return List.of(
+        new RecordData(1_718_000_000_000L, utf8("key-1"), utf8("value-1"), List.of()),
+        new RecordData(
+            1_718_000_000_250L,
+            null,
+            utf8("value-2"),
+            List.of(new Header("trace", utf8("abc")), new Header("empty", null))),
+        new RecordData(1_718_000_000_100L, utf8("key-3"), null, List.of()));
+  }
+
+  static BatchSettings settings(Compression c) {
+    return new BatchSettings(100L, c, TimestampType.CREATE_TIME, 4242L, (short) 3, 17);
+  }
+
+  static byte[] batchNone() {
+    return RecordBatchEncoder.encode(settings(Compression.NONE), records());
+  }
+
+  static WalObject walObject() {
+    WalObjectBuilder b = new WalObjectBuilder(NODE_ID, ULID, DurabilityClass.EXPRESS);
+    b.add(
+        9,
+        2,
+        ChunkEncoding.KAFKA,
+        RecordBatchEncoder.encode(
+            BatchSettings.plain(Compression.NONE), List.of(RecordData.of(5L, null, utf8("z")))));
+    b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
+    b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
+    b.add(4, 1, ChunkEncoding.ARROW, new byte[] {(byte) 0xff, 0x00, 0x41});
+    return b.build();
+  }
+}
