@@ -48,43 +48,53 @@ public interface ObjectStore extends AutoCloseable {
    */
   CompletableFuture<Void> put(String key, byte[] bytes);
 
-  /** Reads the whole object. Fails with: not found, unavailable, invalid key. */
+  /**
+   * Reads the whole object. Fails with: not found, unavailable, invalid key, invalid range (an
+   * object too large for one array).
+   */
   CompletableFuture<byte[]> get(String key);
 
   /**
    * Reads {@code length} bytes from {@code offset}; a range running past the end is cut at the end
    * (like HTTP {@code Range}). {@code offset} at or beyond the end fails with {@link
    * InvalidRangeException}; {@code offset < 0} or {@code length <= 0} fails with {@link
-   * InvalidRangeException} too. Fails also with: not found, unavailable.
+   * InvalidRangeException} too. Fails also with: not found, unavailable, invalid key.
    */
   CompletableFuture<byte[]> get(String key, long offset, int length);
 
   /**
    * Reads the last {@code length} bytes (a suffix range, {@code bytes=-length}); the whole object
    * if it is shorter. Returns the bytes and the object's total size, so a reader can locate a
-   * footer in one request. Fails with: not found, unavailable, invalid range ({@code length <= 0}).
+   * footer in one request. Fails with: not found, unavailable, invalid key, invalid range ({@code
+   * length <= 0}).
    */
   CompletableFuture<TailRead> getTail(String key, int length);
 
-  /** The object's metadata, or empty if it does not exist. Fails with: unavailable. */
+  /** The object's metadata, or empty if it does not exist. Fails with: unavailable, invalid key. */
   CompletableFuture<Optional<ObjectInfo>> head(String key);
 
   /**
    * One page of keys starting with {@code prefix}, in lexicographic (UTF-8 byte) order, strictly
    * after {@code startAfter} when given (empty string: from the start). At most {@code maxKeys}
    * (1..1000) entries; {@link ListPage#nextStartAfter()} is present when more may follow.
-   * Consistent with completed writes and deletes. Fails with: unavailable.
+   * Consistent with completed writes and deletes. {@code prefix} and {@code startAfter} need not be
+   * keys; a prefix no valid key can start with yields an empty page. Fails with: unavailable,
+   * invalid range ({@code maxKeys} outside 1..1000).
    */
   CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys);
 
   /**
    * Deletes up to 1000 keys. Deleting a missing key is a success. The result has one entry per key
    * that failed (empty when all succeeded); a per-key failure is a value, not a failed future. The
-   * future itself fails only when the whole request failed (unavailable).
+   * future itself fails only when the whole request failed (unavailable) or has more than 1000 keys
+   * (invalid range). An invalid key is a per-key failure ({@link InvalidKeyException}).
    */
   CompletableFuture<List<DeleteFailure>> delete(List<String> keys);
 
-  /** Releases resources. Outstanding futures may fail with {@link StoreUnavailableException}. */
+  /**
+   * Releases resources. Idempotent. Outstanding futures may fail with {@link
+   * StoreUnavailableException}; calls made after close fail with it.
+   */
   @Override
   void close();
 }

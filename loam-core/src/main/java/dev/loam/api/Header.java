@@ -1,0 +1,30 @@
+package dev.loam.api;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/** A record header: a UTF-8 name and a byte value (possibly null), as in Kafka. */
+public record Header(String key, byte[] value) {
+  public Header {
+    Objects.requireNonNull(key, "key");
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Header h && key.equals(h.key) && Arrays.equals(value, h.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * key.hashCode() + Arrays.hashCode(value);
+  }
+
+  @Override
+  public String toString() {
+    return "Header[key="
+        + key
+        + ", value="
+        + (value == null ? "null" : value.length + " bytes")
+        + "]";
+  }
+}

@@ -1,0 +1,240 @@
+package dev.loam.api;
+
+import dev.loam.core.internal.NodeRuntime;
+import dev.loam.core.internal.WriterStats;
+import dev.loam.core.runtime.SystemDrivers;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.MetaSettings;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.embedded.EmbeddedMetastore;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.store.fs.FileSystemObjectStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
+
+/**
+ * One Loam node embedded in the host application. Start it with {@link #builder()}; it registers in
+ * the metastore with a fresh epoch and serves the {@link Log} API. On the embedded default (a data
+ * directory) it keeps objects in {@code <dir>/objects} and the single-node metastore in {@code
+ * <dir>/meta}; several nodes become a cluster by sharing an object store and a replicated
+ * metastore.
+ *
+ * <pre>{@code
+ * try (LoamNode node = LoamNode.builder().nodeId("n1").dataDir(Path.of("loam-data")).start()) {
+ *   Log log = node.log();
+ *   log.createNamespace("demo").join();
+ *   log.createStream("demo", "events", StreamSpec.standard(3)).join();
+ *   AppendResult r = log.append("demo", "events", List.of(AppendRecord.of("k", "v"))).join();
+ *   FetchResult f = log.fetch("demo", "events", 0, 0, 1 << 20, Duration.ZERO).join();
+ * }
+ * }</pre>
+ */
+public final class LoamNode implements AutoCloseable {
+  private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+  private final NodeRuntime runtime;
+  private final List<AutoCloseable> owned;
+  private final Duration closeTimeout;
+
+  private LoamNode(NodeRuntime runtime, List<AutoCloseable> owned, Duration closeTimeout) {
+    this.runtime = runtime;
+    this.owned = owned;
+    this.closeTimeout = closeTimeout;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The log API of this node. */
+  public Log log() {
+    return runtime.log();
+  }
+
+  public String nodeId() {
+    return runtime.nodeId();
+  }
+
+  /** This process's registration epoch; commands of older epochs are refused. */
+  public long epoch() {
+    return runtime.epoch();
+  }
+
+  /** Write-path counters (PUTs, commits, flushes). */
+  public WriterStats writerStats() {
+    return runtime.stats();
+  }
+
+  /**
+   * Flushes buffered appends (waiting up to the close timeout for their verdicts), stops, and
+   * closes what the builder created. Appends acknowledged before are durable regardless.
+   */
+  @Override
+  public void close() {
+    try {
+      runtime.drain().get(closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // The verdicts reached the appenders through their own futures.
+    }
+    closeOwned();
+  }
+
+  /**
+   * Stops at once without flushing, as a process crash would: buffered appends fail with
+   * UNAVAILABLE (they were never acknowledged). For tests of durability.
+   */
+  public void crash() {
+    runtime.abandon();
+    closeOwned();
+  }
+
+  private void closeOwned() {
+    for (int i = owned.size() - 1; i >= 0; i--) {
+      try {
+        owned.get(i).close();
+      } catch (Exception e) {
+        // Keep closing the rest.
+      }
+    }
+  }
+
+  /**
+   * Configures and starts a node. Components (store, metastore, clock, randomness, scheduler) are
+   * optional: whatever is not given is created for the embedded default and closed with the node.
+   */
+  public static final class Builder {
+    private String nodeId;
+    private Path dataDir;
+    private ObjectStore store;
+    private Metastore metastore;
+    private InstantSource clock;
+    private RandomGenerator random;
+    private ScheduledExecutorService scheduler;
+    private NodeSettings settings = NodeSettings.defaults();
+    private MetaSettings metaSettings = MetaSettings.defaults();
+    private Duration startTimeout = Duration.ofSeconds(30);
+    private Duration closeTimeout = Duration.ofSeconds(30);
+
+    private Builder() {}
+
+    /** The node's stable id: 1..64 of {@code [A-Za-z0-9_.-]}. Required. */
+    public Builder nodeId(String id) {
+      this.nodeId = id;
+      return this;
+    }
+
+    /** The embedded default's directory for objects and the metastore. */
+    public Builder dataDir(Path dir) {
+      this.dataDir = dir;
+      return this;
+    }
+
+    /** The object store to use instead of {@code <dataDir>/objects}. Not closed by the node. */
+    public Builder objectStore(ObjectStore s) {
+      this.store = s;
+      return this;
+    }
+
+    /** The metastore to use instead of {@code <dataDir>/meta}. Not closed by the node. */
+    public Builder metastore(Metastore m) {
+      this.metastore = m;
+      return this;
+    }
+
+    public Builder clock(InstantSource c) {
+      this.clock = c;
+      return this;
+    }
+
+    public Builder random(RandomGenerator r) {
+      this.random = r;
+      return this;
+    }
+
+    /** The executor for timers and write/read steps. Not shut down by the node. */
+    public Builder scheduler(ScheduledExecutorService s) {
+      this.scheduler = s;
+      return this;
+    }
+
+    public Builder settings(NodeSettings s) {
+      this.settings = Objects.requireNonNull(s);
+      return this;
+    }
+
+    /** Sequencer windows for an embedded metastore the builder creates. */
+    public Builder metaSettings(MetaSettings s) {
+      this.metaSettings = Objects.requireNonNull(s);
+      return this;
+    }
+
+    /**
+     * Starts the node: opens what is missing, registers with a fresh epoch. Throws a {@link
+     * LoamException} (INVALID for bad settings, UNAVAILABLE if the metastore cannot be opened, for
+     * example because another process holds the data directory).
+     */
+    public LoamNode start() {
+      if (nodeId == null || !NODE_ID.matcher(nodeId).matches()) {
+        throw new LoamException(Kind.INVALID, "invalid node id nodeId=" + nodeId);
+      }
+      if ((store == null || metastore == null) && dataDir == null) {
+        throw new LoamException(
+            Kind.INVALID, "a data directory is needed unless both store and metastore are given");
+      }
+      List<AutoCloseable> owned = new ArrayList<>();
+      try {
+        InstantSource c = clock != null ? clock : SystemDrivers.clock();
+        RandomGenerator r = random != null ? random : SystemDrivers.random();
+        ScheduledExecutorService s = scheduler;
+        if (s == null) {
+          ScheduledExecutorService created = SystemDrivers.scheduler("loam-" + nodeId);
+          owned.add(created::shutdownNow);
+          s = created;
+        }
+        ObjectStore os = store;
+        if (os == null) {
+          ExecutorService io = SystemDrivers.ioPool("loam-" + nodeId + "-io", 4);
+          owned.add(io::shutdownNow);
+          os = new FileSystemObjectStore(dataDir.resolve("objects"), io, c);
+          owned.add(os);
+        }
+        Metastore m = metastore;
+        if (m == null) {
+          ExecutorService metaExec = SystemDrivers.ioPool("loam-" + nodeId + "-meta", 1);
+          owned.add(metaExec::shutdownNow);
+          m =
+              EmbeddedMetastore.open(
+                  dataDir.resolve("meta"),
+                  metaSettings,
+                  EmbeddedMetastore.Options.defaults(),
+                  c,
+                  metaExec);
+          owned.add(m);
+        }
+        NodeRuntime rt = NodeRuntime.start(nodeId, settings, os, m, c, r, s, startTimeout);
+        return new LoamNode(rt, owned, closeTimeout);
+      } catch (RuntimeException e) {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+          try {
+            owned.get(i).close();
+          } catch (Exception ignored) {
+            // Already failing.
+          }
+        }
+        throw e;
+      }
+    }
+  }
+}

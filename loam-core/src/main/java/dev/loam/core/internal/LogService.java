@@ -1,0 +1,600 @@
+package dev.loam.core.internal;
+
+import dev.loam.api.AppendRecord;
+import dev.loam.api.AppendResult;
+import dev.loam.api.AppendResult.RecordPosition;
+import dev.loam.api.FetchResult;
+import dev.loam.api.FetchedRecord;
+import dev.loam.api.Log;
+import dev.loam.api.OffsetOutOfRangeException;
+import dev.loam.api.OffsetSpec;
+import dev.loam.api.ProducerIdentity;
+import dev.loam.api.StreamDescription;
+import dev.loam.api.StreamSpec;
+import dev.loam.core.internal.WalWriter.BatchAck;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Applied;
+import dev.loam.meta.MetaReader;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CreateNamespace;
+import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.StreamConfig;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.batch.BatchSettings;
+import dev.loam.wal.batch.Compression;
+import dev.loam.wal.batch.RecordBatchEncoder;
+import dev.loam.wal.batch.RecordData;
+import dev.loam.wal.batch.TimestampType;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
+
+/**
+ * The {@link Log} implementation of one node: resolves names through the local metastore replica,
+ * partitions and encodes appends for the class's {@link WalWriter}, and serves fetches through the
+ * {@link ReadPath}, long-polling on the {@link PartitionWatch}.
+ */
+public final class LogService implements Log {
+  private static final int MAX_ENTRIES_PER_FETCH = 256;
+
+  private final String nodeId;
+  private final LongSupplier nodeEpoch;
+  private final Metastore meta;
+  private final InstantSource clock;
+  private final ScheduledExecutorService scheduler;
+  private final Map<DurabilityClass, WalWriter> writers;
+  private final ReadPath readPath;
+  private final PartitionWatch watch;
+  private final int maxAppendBytes;
+  private final Duration maxFetchWait;
+  private final Map<Long, Sticky> sticky = new ConcurrentHashMap<>();
+
+  private record Sticky(long generation, int partition) {}
+
+  LogService(
+      String nodeId,
+      LongSupplier nodeEpoch,
+      Metastore meta,
+      InstantSource clock,
+      ScheduledExecutorService scheduler,
+      EnumMap<DurabilityClass, WalWriter> writers,
+      ReadPath readPath,
+      PartitionWatch watch,
+      int maxAppendBytes,
+      Duration maxFetchWait) {
+    this.nodeId = nodeId;
+    this.nodeEpoch = nodeEpoch;
+    this.meta = meta;
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.writers = writers;
+    this.readPath = readPath;
+    this.watch = watch;
+    this.maxAppendBytes = maxAppendBytes;
+    this.maxFetchWait = maxFetchWait;
+  }
+
+  private Origin origin() {
+    return new Origin(nodeId, nodeEpoch.getAsLong(), clock.millis());
+  }
+
+  // ---------------------------------------------------------------- admin
+
+  @Override
+  public CompletableFuture<Void> createNamespace(String namespace) {
+    return propose(new CreateNamespace(origin(), namespace), "namespace=" + namespace)
+        .thenApply(o -> null);
+  }
+
+  @Override
+  public CompletableFuture<List<String>> listNamespaces() {
+    return CompletableFuture.completedFuture(meta.read(MetaReader::namespaces));
+  }
+
+  @Override
+  public CompletableFuture<Void> deleteNamespace(String namespace) {
+    return propose(new DeleteNamespace(origin(), namespace), "namespace=" + namespace)
+        .thenApply(o -> null);
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> createStream(
+      String namespace, String stream, StreamSpec spec) {
+    if (spec.durabilityClass() == DurabilityClass.QUORUM) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "durability class quorum is not available yet stream=" + namespace + "/" + stream));
+    }
+    StreamConfig config =
+        new StreamConfig(
+            spec.partitions(),
+            spec.durabilityClass(),
+            spec.retentionMillis(),
+            spec.retentionBytes(),
+            spec.compacted()
+                ? StreamConfig.CleanupPolicy.COMPACT
+                : StreamConfig.CleanupPolicy.DELETE);
+    return propose(
+            new CreateStream(origin(), namespace, stream, config),
+            "stream=" + namespace + "/" + stream)
+        .thenApply(o -> describe(((Outcome.StreamCreated) o).stream()));
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> describeStream(String namespace, String stream) {
+    return async(() -> describe(resolve(namespace, stream)));
+  }
+
+  @Override
+  public CompletableFuture<List<StreamDescription>> listStreams(String namespace) {
+    return async(
+        () -> {
+          List<StreamInfo> infos =
+              meta.read(
+                  r -> {
+                    if (!r.namespaceExists(namespace)) {
+                      throw new LoamException(
+                          Kind.NOT_FOUND, "namespace not found namespace=" + namespace);
+                    }
+                    return r.streams(namespace);
+                  });
+          return infos.stream().map(this::describe).toList();
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> deleteStream(String namespace, String stream) {
+    return propose(
+            new DeleteStream(origin(), namespace, stream), "stream=" + namespace + "/" + stream)
+        .thenApply(o -> null);
+  }
+
+  private StreamDescription describe(StreamInfo s) {
+    StreamConfig c = s.config();
+    List<StreamDescription.PartitionBounds> bounds =
+        meta.read(
+            r -> {
+              List<StreamDescription.PartitionBounds> out = new ArrayList<>();
+              for (int p = 0; p < c.partitions(); p++) {
+                r.partition(s.id(), p)
+                    .ifPresent(
+                        pi ->
+                            out.add(
+                                new StreamDescription.PartitionBounds(
+                                    pi.partition(), pi.logStartOffset(), pi.highWatermark())));
+              }
+              return out;
+            });
+    return new StreamDescription(
+        s.id(),
+        s.namespace(),
+        s.name(),
+        new StreamSpec(
+            c.partitions(),
+            c.durabilityClass(),
+            c.retentionMillis(),
+            c.retentionBytes(),
+            c.cleanupPolicy() == StreamConfig.CleanupPolicy.COMPACT),
+        bounds);
+  }
+
+  private CompletableFuture<Outcome> propose(Command cmd, String subject) {
+    return meta.propose(cmd)
+        .thenApply(
+            (Applied a) -> {
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                throw rejection(r, subject);
+              }
+              return a.outcome();
+            });
+  }
+
+  private static LoamException rejection(Outcome.Rejected r, String subject) {
+    Kind kind =
+        switch (r.reason()) {
+          case ALREADY_EXISTS, CONFLICT, STALE_COMMIT -> Kind.CONFLICT;
+          case NOT_FOUND -> Kind.NOT_FOUND;
+          case INVALID -> Kind.INVALID;
+          case STALE_NODE_EPOCH, UNKNOWN_NODE -> Kind.FENCED;
+          case FUTURE_STAMP -> Kind.UNAVAILABLE;
+        };
+    return new LoamException(kind, r.message() + " " + subject);
+  }
+
+  private StreamInfo resolve(String namespace, String stream) {
+    return meta.read(r -> r.stream(namespace, stream))
+        .orElseThrow(
+            () ->
+                new LoamException(
+                    Kind.NOT_FOUND, "stream not found stream=" + namespace + "/" + stream));
+  }
+
+  // ---------------------------------------------------------------- append
+
+  @Override
+  public CompletableFuture<AppendResult> append(
+      String namespace, String stream, List<AppendRecord> records) {
+    return append(namespace, stream, records, null);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(
+      String namespace, String stream, List<AppendRecord> records, ProducerIdentity producer) {
+    final List<PendingBatch> batches = new ArrayList<>();
+    final int[] partitionOf;
+    final int[] indexInPartition;
+    final Map<Integer, Integer> batchOfPartition = new java.util.TreeMap<>();
+    final DurabilityClass cls;
+    try {
+      if (records == null || records.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID, "append needs at least one record stream=" + namespace + "/" + stream);
+      }
+      StreamInfo s = resolve(namespace, stream);
+      cls = s.config().durabilityClass();
+      int partitions = s.config().partitions();
+      partitionOf = new int[records.size()];
+      indexInPartition = new int[records.size()];
+      Map<Integer, List<RecordData>> byPartition = new java.util.TreeMap<>();
+      long now = clock.millis();
+      for (int i = 0; i < records.size(); i++) {
+        AppendRecord r = records.get(i);
+        int p = choosePartition(s, r, cls);
+        if (p < 0 || p >= partitions) {
+          throw new LoamException(
+              Kind.INVALID,
+              "partition out of range stream="
+                  + namespace
+                  + "/"
+                  + stream
+                  + " partition="
+                  + p
+                  + " partitions="
+                  + partitions);
+        }
+        List<RecordData> list = byPartition.computeIfAbsent(p, k -> new ArrayList<>());
+        partitionOf[i] = p;
+        indexInPartition[i] = list.size();
+        list.add(
+            new RecordData(
+                r.timestamp().orElse(now),
+                r.key(),
+                r.value(),
+                r.headers().stream()
+                    .map(h -> new dev.loam.wal.batch.Header(h.key(), h.value()))
+                    .toList()));
+      }
+      if (producer != null && byPartition.size() != 1) {
+        throw new LoamException(
+            Kind.INVALID,
+            "an idempotent append must target one partition stream="
+                + namespace
+                + "/"
+                + stream
+                + " partitions="
+                + byPartition.keySet());
+      }
+      long total = 0;
+      for (Map.Entry<Integer, List<RecordData>> e : byPartition.entrySet()) {
+        List<RecordData> data = e.getValue();
+        BatchSettings settings =
+            producer == null
+                ? BatchSettings.plain(Compression.NONE)
+                : new BatchSettings(
+                    0,
+                    Compression.NONE,
+                    TimestampType.CREATE_TIME,
+                    producer.producerId(),
+                    producer.producerEpoch(),
+                    producer.baseSequence());
+        byte[] bytes = RecordBatchEncoder.encode(settings, data);
+        total += bytes.length;
+        long maxTs = Long.MIN_VALUE;
+        for (RecordData d : data) {
+          maxTs = Math.max(maxTs, d.timestamp());
+        }
+        batchOfPartition.put(e.getKey(), batches.size());
+        batches.add(
+            new PendingBatch(
+                s.id(),
+                e.getKey(),
+                bytes,
+                data.size(),
+                maxTs,
+                settings.producerId(),
+                settings.producerEpoch(),
+                settings.baseSequence()));
+      }
+      if (total > maxAppendBytes) {
+        throw new LoamException(
+            Kind.INVALID,
+            "append too large stream="
+                + namespace
+                + "/"
+                + stream
+                + " bytes="
+                + total
+                + " max="
+                + maxAppendBytes);
+      }
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    String subject = "stream=" + namespace + "/" + stream;
+    return writers
+        .get(cls)
+        .submit(batches)
+        .thenApply(
+            acks -> {
+              long token = 0;
+              boolean allDuplicate = true;
+              long[] base = new long[acks.size()];
+              for (int b = 0; b < acks.size(); b++) {
+                BatchAck a = acks.get(b);
+                token = Math.max(token, a.appliedIndex());
+                Outcome.BatchStatus st = a.result().status();
+                int partition = batches.get(b).partition();
+                switch (st) {
+                  case APPENDED -> allDuplicate = false;
+                  case DUPLICATE -> {}
+                  case OUT_OF_ORDER_SEQUENCE ->
+                      throw new LoamException(
+                          Kind.CONFLICT,
+                          "out of order sequence "
+                              + subject
+                              + " partition="
+                              + partition
+                              + producerText(producer));
+                  case PRODUCER_FENCED ->
+                      throw new LoamException(
+                          Kind.FENCED,
+                          "producer epoch fenced "
+                              + subject
+                              + " partition="
+                              + partition
+                              + producerText(producer));
+                  case UNKNOWN_PARTITION ->
+                      throw new LoamException(
+                          Kind.NOT_FOUND,
+                          "stream deleted before commit " + subject + " partition=" + partition);
+                }
+                base[b] = a.result().baseOffset();
+              }
+              List<RecordPosition> positions = new ArrayList<>(partitionOf.length);
+              for (int i = 0; i < partitionOf.length; i++) {
+                int b = batchOfPartition.get(partitionOf[i]);
+                positions.add(new RecordPosition(partitionOf[i], base[b] + indexInPartition[i]));
+              }
+              return new AppendResult(positions, token, allDuplicate);
+            });
+  }
+
+  private static String producerText(ProducerIdentity p) {
+    return p == null
+        ? ""
+        : " producerId="
+            + p.producerId()
+            + " producerEpoch="
+            + p.producerEpoch()
+            + " baseSequence="
+            + p.baseSequence();
+  }
+
+  private int choosePartition(StreamInfo s, AppendRecord r, DurabilityClass cls) {
+    if (r.partition().isPresent()) {
+      return r.partition().getAsInt();
+    }
+    int n = s.config().partitions();
+    if (r.key() != null) {
+      return Partitioner.partitionForKey(r.key(), n);
+    }
+    long gen = writers.get(cls).generation();
+    Sticky st =
+        sticky.compute(
+            s.id(),
+            (id, old) -> {
+              if (old == null) {
+                return new Sticky(gen, (int) (id % n));
+              }
+              return old.generation() == gen ? old : new Sticky(gen, (old.partition() + 1) % n);
+            });
+    return st.partition() % n;
+  }
+
+  // ---------------------------------------------------------------- fetch
+
+  @Override
+  public CompletableFuture<FetchResult> fetch(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    return fetch(namespace, stream, partition, offset, maxBytes, maxWait, OptionalLong.empty());
+  }
+
+  @Override
+  public CompletableFuture<FetchResult> fetch(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      OptionalLong consistencyToken) {
+    if (maxBytes <= 0 || maxWait == null || maxWait.isNegative()) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "fetch needs maxBytes > 0 and maxWait >= 0 maxBytes="
+                  + maxBytes
+                  + " maxWait="
+                  + maxWait));
+    }
+    long wait = Math.min(maxWait.toMillis(), maxFetchWait.toMillis());
+    long deadline = clock.millis() + wait;
+    FetchRequest req = new FetchRequest(namespace, stream, partition, offset, maxBytes, deadline);
+    if (consistencyToken.isPresent()) {
+      return meta.awaitApplied(consistencyToken.getAsLong())
+          .thenComposeAsync(v -> fetchOnce(req), scheduler);
+    }
+    return fetchOnce(req);
+  }
+
+  private record FetchRequest(
+      String namespace, String stream, int partition, long offset, int maxBytes, long deadline) {}
+
+  private record View(StreamInfo stream, PartitionInfo bounds, List<IndexEntry> entries) {}
+
+  private View view(FetchRequest q) {
+    return meta.read(
+        r -> {
+          StreamInfo s =
+              r.stream(q.namespace(), q.stream())
+                  .orElseThrow(
+                      () ->
+                          new LoamException(
+                              Kind.NOT_FOUND,
+                              "stream not found stream=" + q.namespace() + "/" + q.stream()));
+          if (q.partition() < 0 || q.partition() >= s.config().partitions()) {
+            throw new LoamException(
+                Kind.INVALID,
+                "partition out of range stream="
+                    + q.namespace()
+                    + "/"
+                    + q.stream()
+                    + " partition="
+                    + q.partition()
+                    + " partitions="
+                    + s.config().partitions());
+          }
+          PartitionInfo pi = r.partition(s.id(), q.partition()).orElseThrow();
+          List<IndexEntry> entries =
+              q.offset() < pi.highWatermark() && q.offset() >= pi.logStartOffset()
+                  ? r.indexEntries(s.id(), q.partition(), q.offset(), MAX_ENTRIES_PER_FETCH)
+                  : List.of();
+          return new View(s, pi, entries);
+        });
+  }
+
+  private CompletableFuture<FetchResult> fetchOnce(FetchRequest q) {
+    View v;
+    try {
+      v = view(q);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    PartitionInfo b = v.bounds();
+    if (q.offset() < b.logStartOffset() || q.offset() > b.highWatermark()) {
+      return CompletableFuture.failedFuture(
+          new OffsetOutOfRangeException(
+              q.namespace(),
+              q.stream(),
+              q.partition(),
+              q.offset(),
+              b.logStartOffset(),
+              b.highWatermark()));
+    }
+    if (q.offset() == b.highWatermark()) {
+      long remaining = q.deadline() - clock.millis();
+      if (remaining <= 0) {
+        return CompletableFuture.completedFuture(
+            new FetchResult(List.of(), q.offset(), b.highWatermark(), b.logStartOffset()));
+      }
+      CompletableFuture<Void> woken =
+          watch.await(v.stream().id(), q.partition(), remaining * 1_000_000L);
+      // A commit applied between the read above and the registration would not wake us.
+      long hwNow =
+          meta.read(r -> r.partition(v.stream().id(), q.partition()))
+              .map(PartitionInfo::highWatermark)
+              .orElse(b.highWatermark());
+      if (hwNow > q.offset()) {
+        woken.complete(null);
+      }
+      return woken.thenComposeAsync(x -> fetchOnce(q), scheduler);
+    }
+    List<FetchedRecord> out = new ArrayList<>();
+    return loadEntries(v, q, 0, 0, out)
+        .thenApply(next -> new FetchResult(out, next, b.highWatermark(), b.logStartOffset()));
+  }
+
+  /** Loads entries in order until {@code maxBytes} is reached (at least one entry). */
+  private CompletableFuture<Long> loadEntries(
+      View v, FetchRequest q, int i, int bytesSoFar, List<FetchedRecord> out) {
+    if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes())) {
+      long next = i == 0 ? q.offset() : v.entries().get(i - 1).endOffset();
+      return CompletableFuture.completedFuture(Math.max(next, q.offset()));
+    }
+    IndexEntry e = v.entries().get(i);
+    return readPath
+        .load(e)
+        .thenCompose(
+            bytes -> {
+              int n = ReadPath.decode(e, bytes, q.partition(), q.offset(), out);
+              return loadEntries(v, q, i + 1, bytesSoFar + n, out);
+            });
+  }
+
+  // ---------------------------------------------------------------- offsets
+
+  @Override
+  public CompletableFuture<Long> listOffset(
+      String namespace, String stream, int partition, OffsetSpec spec) {
+    View v;
+    try {
+      v = view(new FetchRequest(namespace, stream, partition, -1, 1, 0));
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    PartitionInfo b = v.bounds();
+    if (spec instanceof OffsetSpec.Earliest) {
+      return CompletableFuture.completedFuture(b.logStartOffset());
+    }
+    if (spec instanceof OffsetSpec.Latest) {
+      return CompletableFuture.completedFuture(b.highWatermark());
+    }
+    long ts = ((OffsetSpec.ForTimestamp) spec).millis();
+    Optional<IndexEntry> entry =
+        meta.read(r -> r.entryForTimestamp(v.stream().id(), partition, ts));
+    if (entry.isEmpty()) {
+      return CompletableFuture.completedFuture(b.highWatermark());
+    }
+    IndexEntry e = entry.get();
+    return readPath
+        .load(e)
+        .thenApply(
+            bytes -> {
+              List<FetchedRecord> recs = new ArrayList<>();
+              ReadPath.decode(e, bytes, partition, b.logStartOffset(), recs);
+              for (FetchedRecord r : recs) {
+                if (r.timestamp() >= ts) {
+                  return r.offset();
+                }
+              }
+              return e.endOffset();
+            });
+  }
+
+  private <T> CompletableFuture<T> async(java.util.function.Supplier<T> s) {
+    try {
+      return CompletableFuture.completedFuture(s.get());
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+}

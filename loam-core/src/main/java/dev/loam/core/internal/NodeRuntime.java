@@ -1,0 +1,173 @@
+package dev.loam.core.internal;
+
+import dev.loam.api.Log;
+import dev.loam.api.NodeSettings;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Applied;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.ulid.UlidGenerator;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+
+/**
+ * Everything one running node holds: its registration, its WAL writers (one per leaderless class),
+ * the read path and caches, the long-poll watch, and the {@link Log} over them. Built by {@code
+ * LoamNode}; owns no threads or clocks of its own (all injected).
+ */
+public final class NodeRuntime {
+  private final String nodeId;
+  private final long epoch;
+  private final Metastore meta;
+  private final EnumMap<DurabilityClass, WalWriter> writers = new EnumMap<>(DurabilityClass.class);
+  private final PartitionWatch watch;
+  private final TailCache tailCache;
+  private final WriterStats stats = new WriterStats();
+  private final LogService log;
+
+  private NodeRuntime(
+      String nodeId,
+      long epoch,
+      NodeSettings settings,
+      ObjectStore store,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler) {
+    this.nodeId = nodeId;
+    this.epoch = epoch;
+    this.meta = meta;
+    this.tailCache = new TailCache(settings.tailCacheBytes());
+    this.watch = new PartitionWatch(settings.maxWaitingFetches(), scheduler);
+    meta.addApplyListener(watch);
+    UlidGenerator ulids = new UlidGenerator(random);
+    for (DurabilityClass c : List.of(DurabilityClass.STANDARD, DurabilityClass.EXPRESS)) {
+      Duration interval =
+          c == DurabilityClass.EXPRESS
+              ? settings.expressFlushInterval()
+              : settings.standardFlushInterval();
+      writers.put(
+          c,
+          new WalWriter(
+              nodeId,
+              () -> epoch,
+              c,
+              interval,
+              settings.walObjectMaxBytes(),
+              settings.maxBufferedBytes(),
+              settings.commitBudget(),
+              settings.retryBackoffInitial(),
+              store,
+              meta,
+              clock,
+              ulids,
+              scheduler,
+              tailCache,
+              stats));
+    }
+    this.log =
+        new LogService(
+            nodeId,
+            () -> epoch,
+            meta,
+            clock,
+            scheduler,
+            writers,
+            new ReadPath(store, tailCache),
+            watch,
+            settings.walObjectMaxBytes(),
+            settings.maxFetchWait());
+  }
+
+  /**
+   * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
+   * older, so a restart within the same millisecond still supersedes) and returns the runtime.
+   */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Duration startTimeout) {
+    long now = clock.millis();
+    long registered = meta.read(r -> r.node(nodeId).map(NodeInfo::epoch).orElse(0L));
+    long epoch = Math.max(now, registered + 1);
+    Applied a;
+    try {
+      a =
+          meta.propose(
+                  new RegisterNode(
+                      new Origin(nodeId, epoch, now),
+                      settings.advertisedAddress(),
+                      settings.slots(),
+                      settings.zone()))
+              .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LoamException(Kind.UNAVAILABLE, "interrupted registering node=" + nodeId, e);
+    } catch (Exception e) {
+      throw new LoamException(Kind.UNAVAILABLE, "could not register node=" + nodeId, e);
+    }
+    if (a.outcome() instanceof Outcome.Rejected r) {
+      throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
+    }
+    return new NodeRuntime(nodeId, epoch, settings, store, meta, clock, random, scheduler);
+  }
+
+  public Log log() {
+    return log;
+  }
+
+  public String nodeId() {
+    return nodeId;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public WriterStats stats() {
+    return stats;
+  }
+
+  /** Tail-cache hits and misses, for metrics. */
+  public long[] tailCacheHitsMisses() {
+    return new long[] {tailCache.hits(), tailCache.misses()};
+  }
+
+  /**
+   * Stops taking appends, flushes what is buffered, and wakes every long-poll. Completes when every
+   * buffered append has its verdict.
+   */
+  public CompletableFuture<Void> drain() {
+    List<CompletableFuture<Void>> fs = new ArrayList<>();
+    for (WalWriter w : writers.values()) {
+      w.closeForAppends();
+      fs.add(w.flush());
+    }
+    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new))
+        .whenComplete((v, e) -> watch.wakeEveryone());
+  }
+
+  /** Drops everything buffered as a crash would (tests); acknowledged appends stay durable. */
+  public void abandon() {
+    writers.values().forEach(WalWriter::abandon);
+    watch.wakeEveryone();
+  }
+}

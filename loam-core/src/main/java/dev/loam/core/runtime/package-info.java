@@ -1,0 +1,2 @@
+/** Driver pieces that own real threads and clocks, kept apart from the deterministic core. */
+package dev.loam.core.runtime;

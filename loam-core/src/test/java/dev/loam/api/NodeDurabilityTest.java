@@ -1,0 +1,116 @@
+package dev.loam.api;
+
+import static dev.loam.api.LoamNodeTest.await;
+import static dev.loam.api.LoamNodeTest.failure;
+import static dev.loam.api.LoamNodeTest.readAll;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loam.error.LoamException.Kind;
+import dev.loam.spi.store.ObjectInfo;
+import dev.loam.testing.TestCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What survives a crash or a restart on the embedded default, and what a corrupt object does. */
+class NodeDurabilityTest {
+  @TempDir Path dir;
+
+  private LoamNode open(Duration flush) {
+    return LoamNode.builder()
+        .nodeId("n1")
+        .dataDir(dir)
+        .settings(NodeSettings.defaults().withFlushInterval(flush))
+        .start();
+  }
+
+  @Test
+  void aCrashWithoutFlushLosesNoAcknowledgedAppend() throws Exception {
+    List<AppendResult> acked = new ArrayList<>();
+    LoamNode node = open(Duration.ofMillis(5));
+    node.log().createNamespace("ns").join();
+    node.log().createStream("ns", "s", StreamSpec.standard(2)).join();
+    for (int i = 0; i < 50; i++) {
+      acked.add(await(node.log().append("ns", "s", List.of(AppendRecord.of("k" + i, "v" + i)))));
+    }
+    node.crash();
+
+    try (LoamNode again = open(Duration.ofMillis(5))) {
+      assertThat(again.epoch()).isGreaterThan(node.epoch());
+      for (int i = 0; i < 50; i++) {
+        AppendResult.RecordPosition pos = acked.get(i).positions().get(0);
+        List<FetchedRecord> got =
+            await(again.log().fetch("ns", "s", pos.partition(), pos.offset(), 1, Duration.ZERO))
+                .records();
+        assertThat(got.get(0).offset()).isEqualTo(pos.offset());
+        assertThat(got.get(0).valueAsString()).isEqualTo("v" + i);
+      }
+      assertThat(
+              readAll(again.log(), "ns", "s", 0).size() + readAll(again.log(), "ns", "s", 1).size())
+          .isEqualTo(50);
+    }
+  }
+
+  @Test
+  void unacknowledgedAppendsOfACrashFailAndAreNotHalfCommitted() throws Exception {
+    LoamNode node = open(Duration.ofSeconds(30));
+    node.log().createNamespace("ns").join();
+    node.log().createStream("ns", "s", StreamSpec.standard(1)).join();
+    CompletableFuture<AppendResult> pending =
+        node.log().append("ns", "s", List.of(AppendRecord.of("k", "never-flushed")));
+    node.crash();
+    assertThat(failure(pending).kind()).isEqualTo(Kind.UNAVAILABLE);
+    try (LoamNode again = open(Duration.ofMillis(5))) {
+      assertThat(readAll(again.log(), "ns", "s", 0)).isEmpty();
+    }
+  }
+
+  @Test
+  void closeFlushesBufferedAppendsAndAReopenReadsThem() throws Exception {
+    CompletableFuture<AppendResult> pending;
+    try (LoamNode node = open(Duration.ofSeconds(30))) {
+      node.log().createNamespace("ns").join();
+      node.log().createStream("ns", "s", StreamSpec.standard(1)).join();
+      pending = node.log().append("ns", "s", List.of(AppendRecord.of("k", "buffered")));
+      assertThat(pending).isNotDone();
+    }
+    assertThat(pending).isCompleted();
+    assertThat(pending.join().positions().get(0).offset()).isZero();
+    try (LoamNode again = open(Duration.ofMillis(5))) {
+      assertThat(readAll(again.log(), "ns", "s", 0))
+          .extracting(FetchedRecord::valueAsString)
+          .containsExactly("buffered");
+    }
+  }
+
+  @Test
+  void aCorruptedWalObjectIsDetectedOnReadAndTheErrorNamesTheObject(@TempDir Path metaDir)
+      throws Exception {
+    try (TestCluster cluster = new TestCluster(metaDir)) {
+      Log writer = cluster.start("writer", TestCluster.FAST).log();
+      writer.createNamespace("ns").join();
+      writer.createStream("ns", "s", StreamSpec.standard(1)).join();
+      await(writer.append("ns", "s", List.of(AppendRecord.of("key", "some value to damage"))));
+      List<ObjectInfo> objects = cluster.memoryStore.list("wal/", "", 100).join().objects();
+      assertThat(objects).hasSize(1);
+      String key = objects.get(0).key();
+      byte[] bytes = cluster.memoryStore.get(key).join();
+      // Flip one byte of the record value (inside the batch, covered by its CRC32C).
+      String text = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+      int at = text.indexOf("damage");
+      assertThat(at).isPositive();
+      bytes[at] ^= 0x01;
+      cluster.memoryStore.put(key, bytes).join();
+
+      // A second node has no tail cache of that batch, so it reads the object.
+      Log reader = cluster.start("reader", TestCluster.FAST).log();
+      var e = failure(reader.fetch("ns", "s", 0, 0, 1 << 20, Duration.ZERO));
+      assertThat(e.kind()).isEqualTo(Kind.CORRUPTION);
+      assertThat(e.getMessage()).contains("object=" + key);
+    }
+  }
+}

@@ -1,0 +1,310 @@
+package dev.loam.examples;
+
+import dev.loam.api.AppendRecord;
+import dev.loam.api.AppendResult;
+import dev.loam.api.FetchResult;
+import dev.loam.api.FetchedRecord;
+import dev.loam.api.LoamNode;
+import dev.loam.api.Log;
+import dev.loam.api.NodeSettings;
+import dev.loam.api.StreamDescription;
+import dev.loam.api.StreamSpec;
+import dev.loam.core.internal.Partitioner;
+import dev.loam.core.internal.WriterStats;
+import dev.loam.error.LoamException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code ./loam demo}: starts an embedded node on a data directory, appends records to {@code
+ * demo/events}, reads every partition back from offset 0 and checks count, order and content of
+ * every run ever made on that directory. Exits non-zero on any mismatch.
+ */
+public final class Demo {
+  private static final int KEYS = 1000;
+
+  private Demo() {}
+
+  /** Parsed command-line options of the demo. */
+  record Options(
+      Path dataDir,
+      int records,
+      int partitions,
+      long flushMillis,
+      int recordsPerAppend,
+      int maxInFlight,
+      int valueBytes) {
+    static Options parse(String[] args) {
+      Path dir = Path.of("loam-data");
+      int records = 100_000;
+      int partitions = 3;
+      long flush = 250;
+      int perAppend = 100;
+      int inFlight = 512;
+      int valueBytes = 100;
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        String v = i + 1 < args.length ? args[i + 1] : null;
+        switch (a) {
+          case "--data-dir" -> dir = Path.of(need(a, v));
+          case "--records" -> records = Integer.parseInt(need(a, v));
+          case "--partitions" -> partitions = Integer.parseInt(need(a, v));
+          case "--flush-ms" -> flush = Long.parseLong(need(a, v));
+          case "--records-per-append" -> perAppend = Integer.parseInt(need(a, v));
+          case "--in-flight" -> inFlight = Integer.parseInt(need(a, v));
+          case "--value-bytes" -> valueBytes = Integer.parseInt(need(a, v));
+          default -> throw new IllegalArgumentException("unknown option " + a);
+        }
+        i++;
+      }
+      if (records < 0 || partitions < 1 || flush < 1 || perAppend < 1 || inFlight < 1) {
+        throw new IllegalArgumentException("options must be positive");
+      }
+      return new Options(dir, records, partitions, flush, perAppend, inFlight, valueBytes);
+    }
+
+    private static String need(String flag, String v) {
+      if (v == null) {
+        throw new IllegalArgumentException("missing value for " + flag);
+      }
+      return v;
+    }
+  }
+
+  /** Runs the demo; returns the process exit code. */
+  public static int run(String[] args) throws Exception {
+    Options o = Options.parse(args);
+    NodeSettings settings =
+        NodeSettings.defaults().withFlushInterval(Duration.ofMillis(o.flushMillis()));
+    try (LoamNode node =
+        LoamNode.builder().nodeId("demo-node").dataDir(o.dataDir()).settings(settings).start()) {
+      Log log = node.log();
+      StreamDescription d = ensureStream(log, o.partitions());
+      int partitions = d.spec().partitions();
+      long before = d.partitions().stream().mapToLong(p -> p.highWatermark()).sum();
+      String run = Long.toString(System.currentTimeMillis(), 36);
+      System.out.printf(
+          "loam demo: data-dir=%s stream=demo/events partitions=%d records-before=%d flush=%dms%n",
+          o.dataDir().toAbsolutePath(), partitions, before, o.flushMillis());
+
+      long[] latencies = new long[(o.records() + o.recordsPerAppend() - 1) / o.recordsPerAppend()];
+      long appendStart = System.nanoTime();
+      long payloadBytes = append(log, o, run, latencies);
+      Summary s = Summary.of(latencies, payloadBytes, o.records(), System.nanoTime() - appendStart);
+      WriterStats ws = node.writerStats();
+      System.out.printf(
+          "appended %d records (%.1f MB) in %.2f s: %.0f records/s, %.2f MB/s; ack latency per"
+              + " append of %d records p50=%.1f ms p99=%.1f ms max=%.1f ms%n",
+          o.records(),
+          payloadBytes / 1e6,
+          s.seconds(),
+          s.recordsPerSecond(),
+          s.megabytesPerSecond(),
+          o.recordsPerAppend(),
+          s.p50Millis(),
+          s.p99Millis(),
+          s.maxMillis());
+      System.out.printf(
+          "write path: %d WAL objects, %.1f batches/object, mean PUT %.2f ms, mean commit %.2f ms%n",
+          ws.flushes(), ws.meanBatchesPerFlush(), ws.meanPutMillis(), ws.meanCommitMillis());
+
+      long readStart = System.nanoTime();
+      Verification v = readBack(log, partitions);
+      double readSeconds = (System.nanoTime() - readStart) / 1e9;
+      long expected = before + o.records();
+      System.out.printf(
+          "read back %d records from %d partitions in %.2f s (%.0f records/s); runs on this"
+              + " directory: %d%n",
+          v.total(), partitions, readSeconds, v.total() / Math.max(readSeconds, 1e-9), v.runs());
+      List<String> problems = new ArrayList<>(v.problems());
+      if (v.total() != expected) {
+        problems.add("expected " + expected + " records, read " + v.total());
+      }
+      Integer thisRun = v.countsByRun().get(run);
+      if (o.records() > 0 && (thisRun == null || thisRun != o.records())) {
+        problems.add("this run appended " + o.records() + " records, read back " + thisRun);
+      }
+      if (!problems.isEmpty()) {
+        problems.stream().limit(20).forEach(p -> System.out.println("MISMATCH: " + p));
+        return 1;
+      }
+      System.out.println("OK: every record read back in order with its content");
+      return 0;
+    }
+  }
+
+  private static StreamDescription ensureStream(Log log, int partitions) {
+    try {
+      log.createNamespace("demo").join();
+    } catch (Exception e) {
+      requireKind(e, LoamException.Kind.CONFLICT);
+    }
+    try {
+      return log.createStream("demo", "events", StreamSpec.standard(partitions)).join();
+    } catch (Exception e) {
+      requireKind(e, LoamException.Kind.CONFLICT);
+      return log.describeStream("demo", "events").join();
+    }
+  }
+
+  private static void requireKind(Exception e, LoamException.Kind kind) {
+    Throwable c = e.getCause() != null ? e.getCause() : e;
+    if (!(c instanceof LoamException le) || le.kind() != kind) {
+      throw new IllegalStateException(c);
+    }
+  }
+
+  static String value(String run, int seq, int valueBytes) {
+    StringBuilder b = new StringBuilder();
+    b.append("{\"run\":\"").append(run).append("\",\"seq\":").append(seq).append(",\"pad\":\"");
+    int pad = Math.max(0, valueBytes - b.length() - 2);
+    for (int i = 0; i < pad; i++) {
+      b.append((char) ('a' + (seq + i) % 26));
+    }
+    return b.append("\"}").toString();
+  }
+
+  private static long append(Log log, Options o, String run, long[] latencies) throws Exception {
+    Semaphore window = new Semaphore(o.maxInFlight());
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<CompletableFuture<AppendResult>> all = new ArrayList<>();
+    long bytes = 0;
+    int call = 0;
+    for (int i = 0; i < o.records(); i += o.recordsPerAppend()) {
+      int n = Math.min(o.recordsPerAppend(), o.records() - i);
+      List<AppendRecord> batch = new ArrayList<>(n);
+      for (int j = i; j < i + n; j++) {
+        String key = "key-" + (j % KEYS);
+        String value = value(run, j, o.valueBytes());
+        bytes += key.length() + value.length();
+        batch.add(AppendRecord.of(key, value));
+      }
+      window.acquire();
+      if (failure.get() != null) {
+        break;
+      }
+      long t0 = System.nanoTime();
+      int slot = call++;
+      CompletableFuture<AppendResult> f = log.append("demo", "events", batch);
+      f.whenComplete(
+          (r, e) -> {
+            latencies[slot] = System.nanoTime() - t0;
+            if (e != null) {
+              failure.compareAndSet(null, e);
+            }
+            window.release();
+          });
+      all.add(f);
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+    if (failure.get() != null) {
+      throw new IllegalStateException("append failed", failure.get());
+    }
+    return bytes;
+  }
+
+  /** What reading everything back found. */
+  record Verification(
+      long total, int runs, Map<String, Integer> countsByRun, List<String> problems) {}
+
+  private static Verification readBack(Log log, int partitions) {
+    Map<String, Integer> counts = new HashMap<>();
+    Map<String, int[]> lastSeq = new HashMap<>();
+    List<String> problems = new ArrayList<>();
+    long total = 0;
+    for (int p = 0; p < partitions; p++) {
+      long offset = 0;
+      while (true) {
+        FetchResult r = log.fetch("demo", "events", p, offset, 4 << 20, Duration.ZERO).join();
+        if (r.records().isEmpty()) {
+          break;
+        }
+        for (FetchedRecord rec : r.records()) {
+          if (rec.offset() != offset) {
+            problems.add("partition " + p + " expected offset " + offset + " got " + rec.offset());
+          }
+          offset = rec.offset() + 1;
+          total++;
+          check(rec, p, partitions, counts, lastSeq, problems);
+        }
+        offset = r.nextOffset();
+      }
+    }
+    return new Verification(total, counts.size(), counts, problems);
+  }
+
+  private static void check(
+      FetchedRecord rec,
+      int p,
+      int partitions,
+      Map<String, Integer> counts,
+      Map<String, int[]> lastSeq,
+      List<String> problems) {
+    String v = rec.valueAsString();
+    int r0 = v.indexOf("\"run\":\"") + 7;
+    int r1 = v.indexOf('"', r0);
+    int s0 = v.indexOf("\"seq\":") + 6;
+    int s1 = v.indexOf(',', s0);
+    if (r0 < 7 || r1 < 0 || s0 < 6 || s1 < 0) {
+      problems.add("unparseable value at partition " + p + " offset " + rec.offset());
+      return;
+    }
+    String run = v.substring(r0, r1);
+    int seq = Integer.parseInt(v.substring(s0, s1));
+    String key = "key-" + (seq % KEYS);
+    if (!key.equals(rec.keyAsString())) {
+      problems.add("wrong key at partition " + p + " offset " + rec.offset());
+    }
+    if (Partitioner.partitionForKey(key.getBytes(StandardCharsets.UTF_8), partitions) != p) {
+      problems.add("key " + key + " in the wrong partition " + p);
+    }
+    if (!v.equals(value(run, seq, v.length()))) {
+      problems.add("content differs at partition " + p + " offset " + rec.offset());
+    }
+    counts.merge(run, 1, Integer::sum);
+    int[] last = lastSeq.computeIfAbsent(run, k -> new int[partitions]);
+    if (last[p] != 0 && seq <= last[p] - 1) {
+      problems.add("order broken in run " + run + " partition " + p + " at offset " + rec.offset());
+    }
+    last[p] = seq + 1;
+  }
+
+  /** Throughput and latency figures of one run. */
+  record Summary(
+      double seconds,
+      double recordsPerSecond,
+      double megabytesPerSecond,
+      double p50Millis,
+      double p99Millis,
+      double maxMillis) {
+    static Summary of(long[] latencies, long bytes, int records, long elapsedNanos) {
+      long[] sorted = latencies.clone();
+      Arrays.sort(sorted);
+      double secs = elapsedNanos / 1e9;
+      return new Summary(
+          secs,
+          records / Math.max(secs, 1e-9),
+          bytes / 1e6 / Math.max(secs, 1e-9),
+          percentile(sorted, 0.50) / 1e6,
+          percentile(sorted, 0.99) / 1e6,
+          sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e6);
+    }
+
+    private static double percentile(long[] sorted, double q) {
+      if (sorted.length == 0) {
+        return 0;
+      }
+      int i = (int) Math.ceil(q * sorted.length) - 1;
+      return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package dev.loam.examples;
+
+import java.util.Arrays;
+
+/** The {@code ./loam} launcher's entry point: {@code loam demo [options]}. */
+public final class LoamCli {
+  private LoamCli() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
+      usage();
+      System.exit(args.length == 0 ? 2 : 0);
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    int code =
+        switch (args[0]) {
+          case "demo" -> runDemo(rest);
+          default -> {
+            System.err.println("unknown command " + args[0]);
+            usage();
+            yield 2;
+          }
+        };
+    System.exit(code);
+  }
+
+  private static int runDemo(String[] rest) throws Exception {
+    try {
+      return Demo.run(rest);
+    } catch (IllegalArgumentException e) {
+      System.err.println("loam demo: " + e.getMessage());
+      usage();
+      return 2;
+    }
+  }
+
+  private static void usage() {
+    System.err.println(
+        "usage: loam demo [--data-dir DIR] [--records N] [--partitions P] [--flush-ms MS]\n"
+            + "                 [--records-per-append N] [--in-flight N] [--value-bytes N]\n"
+            + "  Starts an embedded node on DIR (default ./loam-data), appends N records (default\n"
+            + "  100000) to demo/events, reads every partition back and checks it.");
+  }
+}

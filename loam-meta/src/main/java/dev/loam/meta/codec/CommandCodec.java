@@ -1,0 +1,221 @@
+package dev.loam.meta.codec;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.error.LoamException;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWal.BatchCommit;
+import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CreateNamespace;
+import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.StreamConfig;
+import dev.loam.wal.DurabilityClass;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes and decodes metastore {@link Command}s: the payload of every replicated-log entry
+ * (docs/formats/metastore-commands.md). Version 1: one version byte, one tag byte per command type,
+ * the origin, then the command's fields, big-endian. Stateless and thread-safe.
+ */
+public final class CommandCodec {
+  /** The format version written by this code; decode accepts exactly this version. */
+  public static final int VERSION = 1;
+
+  static final int TAG_REGISTER_NODE = 1;
+  static final int TAG_CREATE_NAMESPACE = 2;
+  static final int TAG_DELETE_NAMESPACE = 3;
+  static final int TAG_CREATE_STREAM = 4;
+  static final int TAG_DELETE_STREAM = 5;
+  static final int TAG_COMMIT_WAL = 6;
+
+  private static final String FORMAT = "metastore command v" + VERSION;
+
+  /** Smallest encoded ChunkCommit: stream id, partition, batch count. */
+  private static final int MIN_CHUNK_BYTES = 8 + 4 + 4;
+
+  /** Encoded BatchCommit size: fixed. */
+  private static final int BATCH_BYTES = 8 + 4 + 4 + 8 + 8 + 2 + 4;
+
+  private CommandCodec() {}
+
+  /**
+   * Encodes a command. A command holding a null where a value is required is an {@code INVALID}
+   * {@link LoamException}.
+   */
+  public static byte[] encode(Command command) {
+    BinaryWriter w = new BinaryWriter();
+    try {
+      write(w, command);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new LoamException(
+          LoamException.Kind.INVALID,
+          "cannot encode command type=" + command.getClass().getSimpleName(),
+          e);
+    }
+    return w.toByteArray();
+  }
+
+  private static void write(BinaryWriter w, Command command) {
+    w.u8(VERSION);
+    if (command instanceof RegisterNode c) {
+      w.u8(TAG_REGISTER_NODE);
+      writeOrigin(w, c.origin());
+      w.nullableString(c.advertisedAddress()).i32(c.slots()).nullableString(c.zone());
+    } else if (command instanceof CreateNamespace c) {
+      w.u8(TAG_CREATE_NAMESPACE);
+      writeOrigin(w, c.origin());
+      w.string(c.name());
+    } else if (command instanceof DeleteNamespace c) {
+      w.u8(TAG_DELETE_NAMESPACE);
+      writeOrigin(w, c.origin());
+      w.string(c.name());
+    } else if (command instanceof CreateStream c) {
+      w.u8(TAG_CREATE_STREAM);
+      writeOrigin(w, c.origin());
+      w.string(c.namespace()).string(c.name());
+      writeConfig(w, c.config());
+    } else if (command instanceof DeleteStream c) {
+      w.u8(TAG_DELETE_STREAM);
+      writeOrigin(w, c.origin());
+      w.string(c.namespace()).string(c.name());
+    } else if (command instanceof CommitWal c) {
+      w.u8(TAG_COMMIT_WAL);
+      writeOrigin(w, c.origin());
+      w.string(c.objectKey()).i64(c.objectTimeMillis()).i64(c.objectSize());
+      w.i32(c.chunks().size());
+      for (ChunkCommit chunk : c.chunks()) {
+        w.i64(chunk.streamId()).i32(chunk.partition()).i32(chunk.batches().size());
+        for (BatchCommit b : chunk.batches()) {
+          w.i64(b.byteOffset())
+              .i32(b.byteLength())
+              .i32(b.recordCount())
+              .i64(b.maxTimestamp())
+              .i64(b.producerId())
+              .i16(b.producerEpoch())
+              .i32(b.baseSequence());
+        }
+      }
+    } else {
+      throw new IllegalArgumentException("unknown command type " + command.getClass());
+    }
+  }
+
+  /**
+   * Decodes a command; any malformed, truncated or over-long input is a {@link CorruptionException}
+   * naming the field.
+   */
+  public static Command decode(byte[] bytes) {
+    BinaryReader r = new BinaryReader(FORMAT, bytes);
+    int version = r.u8("version");
+    if (version != VERSION) {
+      throw r.corrupt("version", "unsupported version=" + version);
+    }
+    int tag = r.u8("tag");
+    Command c =
+        switch (tag) {
+          case TAG_REGISTER_NODE -> {
+            Origin o = readOrigin(r);
+            yield new RegisterNode(
+                o,
+                r.nullableString("registerNode.advertisedAddress"),
+                r.i32("registerNode.slots"),
+                r.nullableString("registerNode.zone"));
+          }
+          case TAG_CREATE_NAMESPACE ->
+              new CreateNamespace(readOrigin(r), r.string("createNamespace.name"));
+          case TAG_DELETE_NAMESPACE ->
+              new DeleteNamespace(readOrigin(r), r.string("deleteNamespace.name"));
+          case TAG_CREATE_STREAM -> {
+            Origin o = readOrigin(r);
+            String ns = r.string("createStream.namespace");
+            String name = r.string("createStream.name");
+            yield new CreateStream(o, ns, name, readConfig(r, "createStream.config"));
+          }
+          case TAG_DELETE_STREAM -> {
+            Origin o = readOrigin(r);
+            String ns = r.string("deleteStream.namespace");
+            yield new DeleteStream(o, ns, r.string("deleteStream.name"));
+          }
+          case TAG_COMMIT_WAL -> readCommitWal(r);
+          default -> throw r.corrupt("tag", "unknown command tag=" + tag);
+        };
+    r.expectEnd();
+    return c;
+  }
+
+  private static CommitWal readCommitWal(BinaryReader r) {
+    Origin o = readOrigin(r);
+    String key = r.string("commitWal.objectKey");
+    long time = r.i64("commitWal.objectTimeMillis");
+    long size = r.i64("commitWal.objectSize");
+    int nChunks = r.count("commitWal.chunks.count", MIN_CHUNK_BYTES);
+    List<ChunkCommit> chunks = new ArrayList<>(nChunks);
+    for (int i = 0; i < nChunks; i++) {
+      long streamId = r.i64("commitWal.chunk.streamId");
+      int partition = r.i32("commitWal.chunk.partition");
+      int nBatches = r.count("commitWal.chunk.batches.count", BATCH_BYTES);
+      List<BatchCommit> batches = new ArrayList<>(nBatches);
+      for (int j = 0; j < nBatches; j++) {
+        batches.add(
+            new BatchCommit(
+                r.i64("commitWal.batch.byteOffset"),
+                r.i32("commitWal.batch.byteLength"),
+                r.i32("commitWal.batch.recordCount"),
+                r.i64("commitWal.batch.maxTimestamp"),
+                r.i64("commitWal.batch.producerId"),
+                r.i16("commitWal.batch.producerEpoch"),
+                r.i32("commitWal.batch.baseSequence")));
+      }
+      chunks.add(new ChunkCommit(streamId, partition, batches));
+    }
+    return new CommitWal(o, key, time, size, chunks);
+  }
+
+  static void writeOrigin(BinaryWriter w, Origin o) {
+    w.string(o.nodeId()).i64(o.nodeEpoch()).i64(o.stampMillis());
+  }
+
+  static Origin readOrigin(BinaryReader r) {
+    return new Origin(
+        r.string("origin.nodeId"), r.i64("origin.nodeEpoch"), r.i64("origin.stampMillis"));
+  }
+
+  /** Writes a stream configuration (shared with outcomes and snapshots). */
+  public static void writeConfig(BinaryWriter w, StreamConfig c) {
+    w.i32(c.partitions())
+        .u8(c.durabilityClass().code())
+        .i64(c.retentionMillis())
+        .i64(c.retentionBytes())
+        .u8(c.cleanupPolicy().code());
+  }
+
+  /** Reads a stream configuration written by {@link #writeConfig}. */
+  public static StreamConfig readConfig(BinaryReader r, String field) {
+    int partitions = r.i32(field + ".partitions");
+    int classCode = r.u8(field + ".durabilityClass");
+    DurabilityClass dc;
+    try {
+      dc = DurabilityClass.fromCode(classCode);
+    } catch (LoamException e) {
+      throw r.corrupt(field + ".durabilityClass", "unknown code=" + classCode);
+    }
+    long retentionMillis = r.i64(field + ".retentionMillis");
+    long retentionBytes = r.i64(field + ".retentionBytes");
+    int policyCode = r.u8(field + ".cleanupPolicy");
+    StreamConfig.CleanupPolicy policy = null;
+    for (StreamConfig.CleanupPolicy p : StreamConfig.CleanupPolicy.values()) {
+      if (p.code() == policyCode) {
+        policy = p;
+      }
+    }
+    if (policy == null) {
+      throw r.corrupt(field + ".cleanupPolicy", "unknown code=" + policyCode);
+    }
+    return new StreamConfig(partitions, dc, retentionMillis, retentionBytes, policy);
+  }
+}

@@ -1,0 +1,178 @@
+package dev.loam.meta.codec;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.error.LoamException;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.BatchResult;
+import dev.loam.meta.command.Outcome.BatchStatus;
+import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.StreamInfo;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes and decodes {@link Outcome}s: kept in snapshots inside commit dedupe records, and sent
+ * back to proposers by replicated metastores (docs/formats/metastore-commands.md). Stateless and
+ * thread-safe.
+ */
+public final class OutcomeCodec {
+  /** The format version written by this code; decode accepts exactly this version. */
+  public static final int VERSION = 1;
+
+  static final int TAG_REJECTED = 1;
+  static final int TAG_NODE_REGISTERED = 2;
+  static final int TAG_NAMESPACE_CREATED = 3;
+  static final int TAG_STREAM_CREATED = 4;
+  static final int TAG_DELETED = 5;
+  static final int TAG_WAL_COMMITTED = 6;
+
+  private static final String FORMAT = "metastore outcome v" + VERSION;
+
+  private OutcomeCodec() {}
+
+  /** Encodes an outcome; a null where a value is required is an {@code INVALID} error. */
+  public static byte[] encode(Outcome outcome) {
+    BinaryWriter w = new BinaryWriter(64);
+    try {
+      write(w, outcome);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new LoamException(
+          LoamException.Kind.INVALID,
+          "cannot encode outcome type=" + outcome.getClass().getSimpleName(),
+          e);
+    }
+    return w.toByteArray();
+  }
+
+  private static void write(BinaryWriter w, Outcome outcome) {
+    w.u8(VERSION);
+    if (outcome instanceof Outcome.Rejected o) {
+      w.u8(TAG_REJECTED).u8(reasonCode(o.reason())).nullableString(o.message());
+    } else if (outcome instanceof Outcome.NodeRegistered o) {
+      w.u8(TAG_NODE_REGISTERED);
+      NodeInfo n = o.node();
+      w.string(n.id())
+          .i64(n.epoch())
+          .nullableString(n.advertisedAddress())
+          .i32(n.slots())
+          .nullableString(n.zone());
+    } else if (outcome instanceof Outcome.NamespaceCreated o) {
+      w.u8(TAG_NAMESPACE_CREATED).string(o.name());
+    } else if (outcome instanceof Outcome.StreamCreated o) {
+      w.u8(TAG_STREAM_CREATED);
+      StreamInfo s = o.stream();
+      w.i64(s.id()).string(s.namespace()).string(s.name());
+      CommandCodec.writeConfig(w, s.config());
+    } else if (outcome instanceof Outcome.Deleted o) {
+      w.u8(TAG_DELETED).string(o.name());
+    } else if (outcome instanceof Outcome.WalCommitted o) {
+      w.u8(TAG_WAL_COMMITTED).bool(o.deduplicated()).i32(o.chunks().size());
+      for (List<BatchResult> chunk : o.chunks()) {
+        w.i32(chunk.size());
+        for (BatchResult b : chunk) {
+          w.u8(statusCode(b.status())).i64(b.baseOffset());
+        }
+      }
+    } else {
+      throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
+    }
+  }
+
+  /** Decodes an outcome; malformed or truncated input is a {@link CorruptionException}. */
+  public static Outcome decode(byte[] bytes) {
+    BinaryReader r = new BinaryReader(FORMAT, bytes);
+    int version = r.u8("version");
+    if (version != VERSION) {
+      throw r.corrupt("version", "unsupported version=" + version);
+    }
+    int tag = r.u8("tag");
+    Outcome o =
+        switch (tag) {
+          case TAG_REJECTED ->
+              new Outcome.Rejected(
+                  reason(r, r.u8("rejected.reason")), r.nullableString("rejected.message"));
+          case TAG_NODE_REGISTERED ->
+              new Outcome.NodeRegistered(
+                  new NodeInfo(
+                      r.string("node.id"),
+                      r.i64("node.epoch"),
+                      r.nullableString("node.advertisedAddress"),
+                      r.i32("node.slots"),
+                      r.nullableString("node.zone")));
+          case TAG_NAMESPACE_CREATED ->
+              new Outcome.NamespaceCreated(r.string("namespaceCreated.name"));
+          case TAG_STREAM_CREATED -> {
+            long id = r.i64("stream.id");
+            String ns = r.string("stream.namespace");
+            String name = r.string("stream.name");
+            yield new Outcome.StreamCreated(
+                new StreamInfo(id, ns, name, CommandCodec.readConfig(r, "stream.config")));
+          }
+          case TAG_DELETED -> new Outcome.Deleted(r.string("deleted.name"));
+          case TAG_WAL_COMMITTED -> readWalCommitted(r);
+          default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
+        };
+    r.expectEnd();
+    return o;
+  }
+
+  private static Outcome.WalCommitted readWalCommitted(BinaryReader r) {
+    boolean dedup = r.bool("walCommitted.deduplicated");
+    int nChunks = r.count("walCommitted.chunks.count", 4);
+    List<List<BatchResult>> chunks = new ArrayList<>(nChunks);
+    for (int i = 0; i < nChunks; i++) {
+      int n = r.count("walCommitted.chunk.count", 9);
+      List<BatchResult> batches = new ArrayList<>(n);
+      for (int j = 0; j < n; j++) {
+        BatchStatus status = status(r, r.u8("walCommitted.batch.status"));
+        batches.add(new BatchResult(status, r.i64("walCommitted.batch.baseOffset")));
+      }
+      chunks.add(batches);
+    }
+    return new Outcome.WalCommitted(dedup, chunks);
+  }
+
+  // Stable wire codes, independent of enum declaration order.
+
+  static int reasonCode(RejectReason reason) {
+    return switch (reason) {
+      case STALE_NODE_EPOCH -> 1;
+      case UNKNOWN_NODE -> 2;
+      case FUTURE_STAMP -> 3;
+      case STALE_COMMIT -> 4;
+      case ALREADY_EXISTS -> 5;
+      case NOT_FOUND -> 6;
+      case CONFLICT -> 7;
+      case INVALID -> 8;
+    };
+  }
+
+  private static RejectReason reason(BinaryReader r, int code) {
+    for (RejectReason reason : RejectReason.values()) {
+      if (reasonCode(reason) == code) {
+        return reason;
+      }
+    }
+    throw r.corrupt("rejected.reason", "unknown code=" + code);
+  }
+
+  static int statusCode(BatchStatus status) {
+    return switch (status) {
+      case APPENDED -> 1;
+      case DUPLICATE -> 2;
+      case OUT_OF_ORDER_SEQUENCE -> 3;
+      case PRODUCER_FENCED -> 4;
+      case UNKNOWN_PARTITION -> 5;
+    };
+  }
+
+  private static BatchStatus status(BinaryReader r, int code) {
+    for (BatchStatus s : BatchStatus.values()) {
+      if (statusCode(s) == code) {
+        return s;
+      }
+    }
+    throw r.corrupt("walCommitted.batch.status", "unknown code=" + code);
+  }
+}

@@ -1,0 +1,2 @@
+/** The single-node durable metastore: a local command log plus snapshots (docs/metastore.md). */
+package dev.loam.meta.embedded;

@@ -1,0 +1,930 @@
+package dev.loam.meta.state;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.meta.MetaReader;
+import dev.loam.meta.MetaSettings;
+import dev.loam.meta.codec.BinaryReader;
+import dev.loam.meta.codec.BinaryWriter;
+import dev.loam.meta.codec.CommandCodec;
+import dev.loam.meta.codec.OutcomeCodec;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWal.BatchCommit;
+import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CreateNamespace;
+import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.BatchResult;
+import dev.loam.meta.command.Outcome.BatchStatus;
+import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.StreamConfig;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.state.PartitionState.ProducerState;
+import dev.loam.meta.state.PartitionState.SeqEntry;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.zip.CRC32C;
+
+/**
+ * The metastore's deterministic state machine: nodes, namespaces, streams and, per partition, the
+ * sequencer of stream-engine.txt §3 (offsets, producer idempotence, offset index, commit dedupe).
+ * Every replica applies the same commands in the same order and reaches the same state and the same
+ * snapshot bytes.
+ *
+ * <p>Pure: no I/O, no clock, no randomness. Time is the metastore clock, the highest command stamp
+ * applied so far. Rejections are {@link Outcome.Rejected} values, never exceptions. Not
+ * thread-safe: the caller serialises {@link #apply} against readers.
+ */
+public final class MetaStateMachine {
+  /** The namespace that exists from the initial state and cannot be deleted. */
+  public static final String DEFAULT_NAMESPACE = "default";
+
+  /** Snapshot magic, ASCII {@code LMSS}. */
+  static final int SNAPSHOT_MAGIC = 0x4C4D5353;
+
+  /** The snapshot version written; restore accepts exactly this one. */
+  public static final int SNAPSHOT_VERSION = 1;
+
+  private static final String SNAPSHOT_FORMAT = "metastore snapshot v" + SNAPSHOT_VERSION;
+
+  /** Smallest valid Kafka RecordBatch v2: its header without records (record-batch-v2.md). */
+  static final int MIN_BATCH_BYTES = 61;
+
+  /** Max name length, Kafka's topic name limit. */
+  static final int MAX_NAME_LENGTH = 249;
+
+  /**
+   * Dedupe records pruned per apply at most: a bound on the work of one apply (STYLE.md §9). Each
+   * apply adds at most one record, so any bound >= 2 keeps up; lookups treat an expired record as
+   * absent anyway, so a late prune never changes an outcome.
+   */
+  static final int MAX_PRUNE_PER_APPLY = 16;
+
+  private final MetaSettings settings;
+  private final long staleCommitMillis;
+  private final long dedupeRetentionMillis;
+
+  private long appliedIndex;
+  private long clockMillis;
+  private long nextStreamId = 1;
+
+  private final TreeMap<String, NodeInfo> nodes = new TreeMap<>();
+
+  /** Namespace -> (stream name -> stream); sorted so reads and snapshots are ordered. */
+  private final TreeMap<String, TreeMap<String, StreamState>> namespaces = new TreeMap<>();
+
+  private final TreeMap<Long, StreamState> streamsById = new TreeMap<>();
+
+  private final HashMap<String, DedupeRecord> dedupeByKey = new HashMap<>();
+
+  /** The same records, oldest object time first, for bounded pruning. */
+  private final TreeSet<DedupeRecord> dedupeByTime =
+      new TreeSet<>(
+          Comparator.comparingLong(DedupeRecord::objectTimeMillis)
+              .thenComparing(DedupeRecord::objectKey));
+
+  private final View view = new View();
+
+  /** An empty state holding only the default namespace, at applied index 0. */
+  public MetaStateMachine(MetaSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.staleCommitMillis = settings.staleCommitAfter().toMillis();
+    this.dedupeRetentionMillis = settings.dedupeRetention().toMillis();
+    namespaces.put(DEFAULT_NAMESPACE, new TreeMap<>());
+  }
+
+  /** The index of the last applied command; 0 before the first. */
+  public long appliedIndex() {
+    return appliedIndex;
+  }
+
+  /** The settings this state machine applies with. */
+  public MetaSettings settings() {
+    return settings;
+  }
+
+  /** A live read-only view of this state. Not thread-safe: callers hold the lock apply takes. */
+  public MetaReader reader() {
+    return view;
+  }
+
+  /**
+   * Applies one command at {@code index}, which must be greater than {@link #appliedIndex()} (a
+   * lower one is a caller bug, an {@link IllegalArgumentException}). Returns the outcome.
+   */
+  public Outcome apply(long index, Command command) {
+    Objects.requireNonNull(command, "command");
+    if (index <= appliedIndex) {
+      throw new IllegalArgumentException(
+          "apply index must increase index=" + index + " appliedIndex=" + appliedIndex);
+    }
+    appliedIndex = index;
+    // The metastore clock moves first, on every command, so that the rules below see the same
+    // time on every replica (§3 commit window; no wall clock in apply).
+    clockMillis = Math.max(clockMillis, command.origin().stampMillis());
+    pruneDedupe();
+    if (command instanceof RegisterNode c) {
+      return registerNode(c);
+    }
+    Outcome.Rejected fenced = checkNode(command.origin());
+    if (fenced != null) {
+      return fenced;
+    }
+    if (command instanceof CreateNamespace c) {
+      return createNamespace(c);
+    } else if (command instanceof DeleteNamespace c) {
+      return deleteNamespace(c);
+    } else if (command instanceof CreateStream c) {
+      return createStream(c);
+    } else if (command instanceof DeleteStream c) {
+      return deleteStream(c);
+    } else if (command instanceof CommitWal c) {
+      return commitWal(c);
+    }
+    throw new IllegalArgumentException("unknown command type " + command.getClass());
+  }
+
+  // ---- nodes
+
+  private Outcome registerNode(RegisterNode c) {
+    Origin o = c.origin();
+    if (o.nodeId().isEmpty()) {
+      return rejected(RejectReason.INVALID, "node id must not be empty node=");
+    }
+    if (c.slots() < 1) {
+      return rejected(
+          RejectReason.INVALID, "slots must be >= 1 node=" + o.nodeId() + " slots=" + c.slots());
+    }
+    NodeInfo current = nodes.get(o.nodeId());
+    if (current != null && o.nodeEpoch() < current.epoch()) {
+      return staleEpoch(o, current);
+    }
+    // Equal epoch: an idempotent re-registration that may update address, slots and zone. Higher:
+    // replaces the record, and checkNode then refuses every command of the older epoch.
+    NodeInfo node =
+        new NodeInfo(o.nodeId(), o.nodeEpoch(), c.advertisedAddress(), c.slots(), c.zone());
+    nodes.put(node.id(), node);
+    return new Outcome.NodeRegistered(node);
+  }
+
+  /** Zombie fencing: the proposer must be registered at exactly its epoch. */
+  private Outcome.Rejected checkNode(Origin o) {
+    NodeInfo n = nodes.get(o.nodeId());
+    if (n == null) {
+      return rejected(
+          RejectReason.UNKNOWN_NODE,
+          "node is not registered node=" + o.nodeId() + " epoch=" + o.nodeEpoch());
+    }
+    if (o.nodeEpoch() < n.epoch()) {
+      return staleEpoch(o, n);
+    }
+    if (o.nodeEpoch() > n.epoch()) {
+      return rejected(
+          RejectReason.UNKNOWN_NODE,
+          "node is not registered at this epoch node="
+              + o.nodeId()
+              + " epoch="
+              + o.nodeEpoch()
+              + " registeredEpoch="
+              + n.epoch());
+    }
+    return null;
+  }
+
+  private static Outcome.Rejected staleEpoch(Origin o, NodeInfo n) {
+    return rejected(
+        RejectReason.STALE_NODE_EPOCH,
+        "node epoch is fenced by a newer registration node="
+            + o.nodeId()
+            + " epoch="
+            + o.nodeEpoch()
+            + " registeredEpoch="
+            + n.epoch());
+  }
+
+  // ---- namespaces and streams
+
+  /** Kafka's topic name rules: 1..249 chars of [A-Za-z0-9._-], not "." or "..". */
+  static boolean validName(String name) {
+    if (name == null || name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
+      return false;
+    }
+    if (name.equals(".") || name.equals("..")) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char ch = name.charAt(i);
+      boolean ok =
+          (ch >= 'a' && ch <= 'z')
+              || (ch >= 'A' && ch <= 'Z')
+              || (ch >= '0' && ch <= '9')
+              || ch == '.'
+              || ch == '_'
+              || ch == '-';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Outcome.Rejected invalidName(String what, String name) {
+    return rejected(
+        RejectReason.INVALID,
+        "invalid "
+            + what
+            + " name: 1.."
+            + MAX_NAME_LENGTH
+            + " of [A-Za-z0-9._-], not . or .. "
+            + what
+            + "="
+            + name);
+  }
+
+  private Outcome createNamespace(CreateNamespace c) {
+    if (!validName(c.name())) {
+      return invalidName("namespace", c.name());
+    }
+    if (namespaces.containsKey(c.name())) {
+      return rejected(RejectReason.ALREADY_EXISTS, "namespace exists namespace=" + c.name());
+    }
+    namespaces.put(c.name(), new TreeMap<>());
+    return new Outcome.NamespaceCreated(c.name());
+  }
+
+  private Outcome deleteNamespace(DeleteNamespace c) {
+    TreeMap<String, StreamState> streams = namespaces.get(c.name());
+    if (streams == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such namespace namespace=" + c.name());
+    }
+    if (DEFAULT_NAMESPACE.equals(c.name())) {
+      return rejected(
+          RejectReason.INVALID, "the default namespace cannot be deleted namespace=" + c.name());
+    }
+    if (!streams.isEmpty()) {
+      return rejected(
+          RejectReason.CONFLICT,
+          "namespace still holds streams namespace=" + c.name() + " streams=" + streams.size());
+    }
+    namespaces.remove(c.name());
+    return new Outcome.Deleted(c.name());
+  }
+
+  private Outcome createStream(CreateStream c) {
+    if (!validName(c.namespace())) {
+      return invalidName("namespace", c.namespace());
+    }
+    if (!validName(c.name())) {
+      return invalidName("stream", c.name());
+    }
+    StreamConfig cfg = c.config();
+    String where = " namespace=" + c.namespace() + " stream=" + c.name();
+    if (cfg == null) {
+      return rejected(RejectReason.INVALID, "stream config is required" + where);
+    }
+    if (cfg.partitions() < 1 || cfg.partitions() > StreamConfig.MAX_PARTITIONS) {
+      return rejected(
+          RejectReason.INVALID,
+          "partitions must be 1.."
+              + StreamConfig.MAX_PARTITIONS
+              + where
+              + " partitions="
+              + cfg.partitions());
+    }
+    if (cfg.retentionMillis() != -1 && cfg.retentionMillis() <= 0) {
+      return rejected(
+          RejectReason.INVALID,
+          "retentionMillis must be -1 or > 0"
+              + where
+              + " retentionMillis="
+              + cfg.retentionMillis());
+    }
+    if (cfg.retentionBytes() != -1 && cfg.retentionBytes() <= 0) {
+      return rejected(
+          RejectReason.INVALID,
+          "retentionBytes must be -1 or > 0" + where + " retentionBytes=" + cfg.retentionBytes());
+    }
+    TreeMap<String, StreamState> streams = namespaces.get(c.namespace());
+    if (streams == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such namespace namespace=" + c.namespace());
+    }
+    if (streams.containsKey(c.name())) {
+      return rejected(RejectReason.ALREADY_EXISTS, "stream exists" + where);
+    }
+    StreamState s = new StreamState(new StreamInfo(nextStreamId++, c.namespace(), c.name(), cfg));
+    streams.put(c.name(), s);
+    streamsById.put(s.info.id(), s);
+    return new Outcome.StreamCreated(s.info);
+  }
+
+  private Outcome deleteStream(DeleteStream c) {
+    TreeMap<String, StreamState> streams = namespaces.get(c.namespace());
+    StreamState s = streams == null ? null : streams.get(c.name());
+    if (s == null) {
+      return rejected(
+          RejectReason.NOT_FOUND,
+          "no such stream namespace=" + c.namespace() + " stream=" + c.name());
+    }
+    streams.remove(c.name());
+    // The partition state goes with it: later commits naming this id get UNKNOWN_PARTITION, and
+    // the id is never handed out again (nextStreamId only grows).
+    streamsById.remove(s.info.id());
+    return new Outcome.Deleted(c.name());
+  }
+
+  // ---- CommitWal: the sequencer (§3 "Commit window" and "Sequencer")
+
+  private Outcome commitWal(CommitWal c) {
+    String key = c.objectKey();
+    if (key == null || key.isEmpty()) {
+      return rejected(RejectReason.INVALID, "commit names no object object=" + key);
+    }
+    // Dedupe by object path before anything else: a retry returns the first commit's offsets and
+    // appends nothing, so a commit is never applied twice (§3, D27).
+    DedupeRecord previous = dedupeByKey.get(key);
+    if (previous != null && !expired(previous)) {
+      return new Outcome.WalCommitted(true, previous.outcome().chunks());
+    }
+    // A commit older than the window is refused; since dedupe records live longer than the window
+    // (MetaSettings enforces dedupeRetention >= staleCommitAfter), a retry whose record is gone
+    // always lands here and is never appended a second time.
+    if (c.objectTimeMillis() < clockMillis - staleCommitMillis) {
+      return rejected(
+          RejectReason.STALE_COMMIT,
+          "commit is older than the stale-commit window object="
+              + key
+              + " objectTime="
+              + c.objectTimeMillis()
+              + " clock="
+              + clockMillis
+              + " staleCommitAfterMillis="
+              + staleCommitMillis);
+    }
+    String invalid = validate(c);
+    if (invalid != null) {
+      return rejected(RejectReason.INVALID, invalid + " object=" + key);
+    }
+    List<List<BatchResult>> results = new ArrayList<>(c.chunks().size());
+    for (ChunkCommit chunk : c.chunks()) {
+      results.add(sequenceChunk(key, chunk));
+    }
+    Outcome.WalCommitted outcome = new Outcome.WalCommitted(false, results);
+    if (previous != null) {
+      dedupeByTime.remove(previous);
+    }
+    DedupeRecord rec = new DedupeRecord(key, c.objectTimeMillis(), outcome);
+    dedupeByKey.put(key, rec);
+    dedupeByTime.add(rec);
+    return outcome;
+  }
+
+  /** Structural checks of a commit; returns a message or null when valid. */
+  private static String validate(CommitWal c) {
+    if (c.objectSize() < 0) {
+      return "objectSize must be >= 0 objectSize=" + c.objectSize();
+    }
+    List<long[]> ranges = new ArrayList<>();
+    for (int ci = 0; ci < c.chunks().size(); ci++) {
+      ChunkCommit chunk = c.chunks().get(ci);
+      long prevEnd = -1;
+      for (int bi = 0; bi < chunk.batches().size(); bi++) {
+        BatchCommit b = chunk.batches().get(bi);
+        String at = " chunk=" + ci + " batch=" + bi;
+        if (b.recordCount() < 1) {
+          return "recordCount must be >= 1" + at + " recordCount=" + b.recordCount();
+        }
+        if (b.byteLength() < MIN_BATCH_BYTES) {
+          return "byteLength must be >= " + MIN_BATCH_BYTES + at + " byteLength=" + b.byteLength();
+        }
+        if (b.byteOffset() < 0 || b.byteOffset() > c.objectSize() - b.byteLength()) {
+          return "batch lies outside the object"
+              + at
+              + " byteOffset="
+              + b.byteOffset()
+              + " byteLength="
+              + b.byteLength()
+              + " objectSize="
+              + c.objectSize();
+        }
+        if (b.byteOffset() < prevEnd) {
+          return "batches must be in increasing, non-overlapping byte order"
+              + at
+              + " byteOffset="
+              + b.byteOffset();
+        }
+        if (b.producerId() >= 0 && (b.producerEpoch() < 0 || b.baseSequence() < 0)) {
+          return "an idempotent batch needs producerEpoch >= 0 and baseSequence >= 0"
+              + at
+              + " producerId="
+              + b.producerId()
+              + " producerEpoch="
+              + b.producerEpoch()
+              + " baseSequence="
+              + b.baseSequence();
+        }
+        prevEnd = b.byteOffset() + b.byteLength();
+        ranges.add(new long[] {b.byteOffset(), prevEnd});
+      }
+    }
+    // Batches of different chunks must not overlap either: one byte belongs to one partition.
+    ranges.sort(Comparator.comparingLong(r -> r[0]));
+    for (int i = 1; i < ranges.size(); i++) {
+      if (ranges.get(i)[0] < ranges.get(i - 1)[1]) {
+        return "batches of different chunks overlap byteOffset=" + ranges.get(i)[0];
+      }
+    }
+    return null;
+  }
+
+  private List<BatchResult> sequenceChunk(String objectKey, ChunkCommit chunk) {
+    List<BatchResult> out = new ArrayList<>(chunk.batches().size());
+    StreamState s = streamsById.get(chunk.streamId());
+    if (s == null || chunk.partition() < 0 || chunk.partition() >= s.partitions.length) {
+      for (int i = 0; i < chunk.batches().size(); i++) {
+        out.add(new BatchResult(BatchStatus.UNKNOWN_PARTITION, -1));
+      }
+      return out;
+    }
+    PartitionState p = s.partitions[chunk.partition()];
+    Run run = null;
+    for (BatchCommit b : chunk.batches()) {
+      BatchResult r = checkProducer(p, b);
+      if (r.status() != BatchStatus.APPENDED) {
+        out.add(r);
+        continue;
+      }
+      long base = p.highWatermark;
+      p.highWatermark += b.recordCount();
+      if (b.producerId() >= 0) {
+        recordProducerBatch(p, b, base);
+      }
+      out.add(new BatchResult(BatchStatus.APPENDED, base));
+      // Byte-adjacent accepted batches of one chunk share one index entry: fewer entries, and a
+      // reader fetches them with one ranged GET. Offsets are adjacent too, since nothing else is
+      // appended to this partition inside one chunk.
+      if (run != null && run.canExtend(b)) {
+        run.extend(b);
+      } else {
+        if (run != null) {
+          p.addEntry(run.toEntry(objectKey));
+        }
+        run = new Run(base, b);
+      }
+    }
+    if (run != null) {
+      p.addEntry(run.toEntry(objectKey));
+    }
+    return out;
+  }
+
+  /**
+   * Kafka's idempotent-producer check against the last {@code producerBatchesKept} batches of the
+   * producer (§3 "Sequencer"). Returns APPENDED (with a placeholder offset) when the batch is to be
+   * appended.
+   */
+  private BatchResult checkProducer(PartitionState p, BatchCommit b) {
+    if (b.producerId() < 0) {
+      return new BatchResult(BatchStatus.APPENDED, -1);
+    }
+    ProducerState ps = p.producers.get(b.producerId());
+    if (ps == null) {
+      // Unknown producer (new, or its state was lost): any sequence starts it, as Kafka does.
+      return new BatchResult(BatchStatus.APPENDED, -1);
+    }
+    if (b.producerEpoch() < ps.epoch) {
+      return new BatchResult(BatchStatus.PRODUCER_FENCED, -1);
+    }
+    if (b.producerEpoch() > ps.epoch) {
+      return new BatchResult(
+          b.baseSequence() == 0 ? BatchStatus.APPENDED : BatchStatus.OUT_OF_ORDER_SEQUENCE, -1);
+    }
+    int last = lastSequence(b.baseSequence(), b.recordCount());
+    SeqEntry dup = ps.find(b.baseSequence(), last);
+    if (dup != null) {
+      return new BatchResult(BatchStatus.DUPLICATE, dup.baseOffset());
+    }
+    if (b.baseSequence() == nextSequence(ps.batches.peekLast().lastSequence())) {
+      return new BatchResult(BatchStatus.APPENDED, -1);
+    }
+    return new BatchResult(BatchStatus.OUT_OF_ORDER_SEQUENCE, -1);
+  }
+
+  private void recordProducerBatch(PartitionState p, BatchCommit b, long baseOffset) {
+    ProducerState ps = p.producers.get(b.producerId());
+    if (ps == null) {
+      ps = new ProducerState(b.producerEpoch());
+      p.producers.put(b.producerId(), ps);
+    } else if (b.producerEpoch() != ps.epoch) {
+      // A new epoch (accepted only at sequence 0) starts a fresh sequence history.
+      ps.epoch = b.producerEpoch();
+      ps.batches.clear();
+    }
+    ps.add(
+        new SeqEntry(b.baseSequence(), lastSequence(b.baseSequence(), b.recordCount()), baseOffset),
+        settings.producerBatchesKept());
+  }
+
+  /** Kafka's sequence arithmetic: sequences wrap from Integer.MAX_VALUE to 0. */
+  static int lastSequence(int baseSequence, int recordCount) {
+    return (int) (((long) baseSequence + recordCount - 1) % (1L + Integer.MAX_VALUE));
+  }
+
+  static int nextSequence(int lastSequence) {
+    return lastSequence == Integer.MAX_VALUE ? 0 : lastSequence + 1;
+  }
+
+  private boolean expired(DedupeRecord r) {
+    return r.objectTimeMillis() < clockMillis - dedupeRetentionMillis;
+  }
+
+  /** Drops dedupe records older than the retention, oldest first, a bounded number per apply. */
+  private void pruneDedupe() {
+    for (int i = 0; i < MAX_PRUNE_PER_APPLY && !dedupeByTime.isEmpty(); i++) {
+      DedupeRecord oldest = dedupeByTime.first();
+      if (!expired(oldest)) {
+        return;
+      }
+      dedupeByTime.pollFirst();
+      dedupeByKey.remove(oldest.objectKey());
+    }
+  }
+
+  private static Outcome.Rejected rejected(RejectReason reason, String message) {
+    return new Outcome.Rejected(reason, message);
+  }
+
+  /** An open run of byte-adjacent accepted batches that will become one index entry. */
+  private static final class Run {
+    final long baseOffset;
+    final long byteOffset;
+    long recordCount;
+    long byteLength;
+    long maxTimestamp;
+
+    Run(long baseOffset, BatchCommit b) {
+      this.baseOffset = baseOffset;
+      this.byteOffset = b.byteOffset();
+      this.recordCount = b.recordCount();
+      this.byteLength = b.byteLength();
+      this.maxTimestamp = b.maxTimestamp();
+    }
+
+    boolean canExtend(BatchCommit b) {
+      return b.byteOffset() == byteOffset + byteLength
+          && byteLength + b.byteLength() <= Integer.MAX_VALUE
+          && recordCount + b.recordCount() <= Integer.MAX_VALUE;
+    }
+
+    void extend(BatchCommit b) {
+      recordCount += b.recordCount();
+      byteLength += b.byteLength();
+      maxTimestamp = Math.max(maxTimestamp, b.maxTimestamp());
+    }
+
+    IndexEntry toEntry(String objectKey) {
+      return new IndexEntry(
+          baseOffset, (int) recordCount, objectKey, byteOffset, (int) byteLength, maxTimestamp);
+    }
+  }
+
+  /** A stream and its partitions. */
+  private static final class StreamState {
+    final StreamInfo info;
+    final PartitionState[] partitions;
+
+    StreamState(StreamInfo info) {
+      this.info = info;
+      this.partitions = new PartitionState[info.config().partitions()];
+      for (int i = 0; i < partitions.length; i++) {
+        partitions[i] = new PartitionState();
+      }
+    }
+  }
+
+  /** A committed object's first outcome, kept for the dedupe window (§3 commit window). */
+  private record DedupeRecord(
+      String objectKey, long objectTimeMillis, Outcome.WalCommitted outcome) {}
+
+  // ---- reads
+
+  private PartitionState partitionState(long streamId, int partition) {
+    StreamState s = streamsById.get(streamId);
+    if (s == null || partition < 0 || partition >= s.partitions.length) {
+      return null;
+    }
+    return s.partitions[partition];
+  }
+
+  private final class View implements MetaReader {
+    @Override
+    public long appliedIndex() {
+      return appliedIndex;
+    }
+
+    @Override
+    public long clockMillis() {
+      return clockMillis;
+    }
+
+    @Override
+    public Optional<NodeInfo> node(String nodeId) {
+      return Optional.ofNullable(nodes.get(nodeId));
+    }
+
+    @Override
+    public List<NodeInfo> nodes() {
+      return List.copyOf(nodes.values());
+    }
+
+    @Override
+    public boolean namespaceExists(String namespace) {
+      return namespaces.containsKey(namespace);
+    }
+
+    @Override
+    public List<String> namespaces() {
+      return List.copyOf(namespaces.keySet());
+    }
+
+    @Override
+    public Optional<StreamInfo> stream(String namespace, String name) {
+      TreeMap<String, StreamState> streams = namespaces.get(namespace);
+      StreamState s = streams == null ? null : streams.get(name);
+      return s == null ? Optional.empty() : Optional.of(s.info);
+    }
+
+    @Override
+    public Optional<StreamInfo> streamById(long streamId) {
+      StreamState s = streamsById.get(streamId);
+      return s == null ? Optional.empty() : Optional.of(s.info);
+    }
+
+    @Override
+    public List<StreamInfo> streams(String namespace) {
+      TreeMap<String, StreamState> streams = namespaces.get(namespace);
+      if (streams == null) {
+        return List.of();
+      }
+      return streams.values().stream().map(s -> s.info).toList();
+    }
+
+    @Override
+    public Optional<PartitionInfo> partition(long streamId, int partition) {
+      PartitionState p = partitionState(streamId, partition);
+      if (p == null) {
+        return Optional.empty();
+      }
+      return Optional.of(new PartitionInfo(streamId, partition, p.logStartOffset, p.highWatermark));
+    }
+
+    @Override
+    public List<IndexEntry> indexEntries(
+        long streamId, int partition, long fromOffset, int maxEntries) {
+      PartitionState p = partitionState(streamId, partition);
+      return p == null ? List.of() : p.entriesFrom(fromOffset, maxEntries);
+    }
+
+    @Override
+    public Optional<IndexEntry> entryForTimestamp(
+        long streamId, int partition, long timestampMillis) {
+      PartitionState p = partitionState(streamId, partition);
+      return p == null
+          ? Optional.empty()
+          : Optional.ofNullable(p.entryForTimestamp(timestampMillis));
+    }
+  }
+
+  // ---- snapshots (docs/formats/metastore-snapshot.md)
+
+  /** The whole state as versioned bytes with a CRC-32C trailer; identical on every replica. */
+  public byte[] snapshot() {
+    BinaryWriter w = new BinaryWriter(4096);
+    w.i32(SNAPSHOT_MAGIC).i16(SNAPSHOT_VERSION).i16(0); // reserved flags
+    w.i64(appliedIndex).i64(clockMillis).i64(nextStreamId);
+    w.i32(nodes.size());
+    for (NodeInfo n : nodes.values()) {
+      w.string(n.id())
+          .i64(n.epoch())
+          .nullableString(n.advertisedAddress())
+          .i32(n.slots())
+          .nullableString(n.zone());
+    }
+    w.i32(namespaces.size());
+    for (String ns : namespaces.keySet()) {
+      w.string(ns);
+    }
+    w.i32(streamsById.size());
+    for (StreamState s : streamsById.values()) {
+      w.i64(s.info.id()).string(s.info.namespace()).string(s.info.name());
+      CommandCodec.writeConfig(w, s.info.config());
+      for (PartitionState p : s.partitions) {
+        w.i64(p.logStartOffset).i64(p.highWatermark).i32(p.entries.size());
+        for (IndexEntry e : p.entries) {
+          w.i64(e.baseOffset())
+              .i32(e.recordCount())
+              .string(e.objectKey())
+              .i64(e.byteOffset())
+              .i32(e.byteLength())
+              .i64(e.maxTimestamp());
+        }
+        w.i32(p.producers.size());
+        for (Map.Entry<Long, ProducerState> pe : p.producers.entrySet()) {
+          ProducerState ps = pe.getValue();
+          w.i64(pe.getKey()).i16(ps.epoch).i32(ps.batches.size());
+          for (SeqEntry se : ps.batches) {
+            w.i32(se.baseSequence()).i32(se.lastSequence()).i64(se.baseOffset());
+          }
+        }
+      }
+    }
+    w.i32(dedupeByTime.size());
+    for (DedupeRecord r : dedupeByTime) {
+      w.string(r.objectKey()).i64(r.objectTimeMillis()).bytes(OutcomeCodec.encode(r.outcome()));
+    }
+    byte[] body = w.toByteArray();
+    CRC32C crc = new CRC32C();
+    crc.update(body, 0, body.length);
+    return new BinaryWriter(body.length + 4).raw(body).i32((int) crc.getValue()).toByteArray();
+  }
+
+  /**
+   * Rebuilds a state machine from {@link #snapshot()} bytes. Bad magic, version, checksum or
+   * structure is a {@link CorruptionException} naming the field.
+   */
+  public static MetaStateMachine restore(byte[] snapshot, MetaSettings settings) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    BinaryReader head = new BinaryReader(SNAPSHOT_FORMAT, snapshot);
+    if (snapshot.length < 12) {
+      throw head.corrupt("length", "too short length=" + snapshot.length);
+    }
+    int magic = head.i32("magic");
+    if (magic != SNAPSHOT_MAGIC) {
+      throw head.corrupt("magic", "bad magic=0x" + Integer.toHexString(magic));
+    }
+    int version = head.i16("version");
+    if (version != SNAPSHOT_VERSION) {
+      throw head.corrupt("version", "unsupported version=" + version);
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(snapshot, 0, snapshot.length - 4);
+    BinaryReader tail = new BinaryReader(SNAPSHOT_FORMAT, snapshot, snapshot.length - 4, 4);
+    int stored = tail.i32("crc32c");
+    if (stored != (int) crc.getValue()) {
+      throw tail.corrupt(
+          "crc32c",
+          "checksum mismatch stored=0x"
+              + Integer.toHexString(stored)
+              + " computed=0x"
+              + Long.toHexString(crc.getValue()));
+    }
+    BinaryReader r = new BinaryReader(SNAPSHOT_FORMAT, snapshot, 6, snapshot.length - 10);
+    if (r.i16("flags") != 0) {
+      throw r.corrupt("flags", "reserved flags must be 0");
+    }
+    MetaStateMachine m = new MetaStateMachine(settings);
+    m.namespaces.clear();
+    m.appliedIndex = r.i64("appliedIndex");
+    m.clockMillis = r.i64("clockMillis");
+    m.nextStreamId = r.i64("nextStreamId");
+    int nNodes = r.count("nodes.count", 4 + 8 + 4 + 4 + 4);
+    for (int i = 0; i < nNodes; i++) {
+      NodeInfo n =
+          new NodeInfo(
+              r.string("node.id"),
+              r.i64("node.epoch"),
+              r.nullableString("node.advertisedAddress"),
+              r.i32("node.slots"),
+              r.nullableString("node.zone"));
+      if (m.nodes.put(n.id(), n) != null) {
+        throw r.corrupt("node.id", "duplicate node=" + n.id());
+      }
+    }
+    int nNamespaces = r.count("namespaces.count", 4);
+    for (int i = 0; i < nNamespaces; i++) {
+      String ns = r.string("namespace");
+      if (m.namespaces.put(ns, new TreeMap<>()) != null) {
+        throw r.corrupt("namespace", "duplicate namespace=" + ns);
+      }
+    }
+    if (!m.namespaces.containsKey(DEFAULT_NAMESPACE)) {
+      throw r.corrupt("namespaces", "default namespace missing");
+    }
+    int nStreams = r.count("streams.count", 8 + 4 + 4 + 22);
+    for (int i = 0; i < nStreams; i++) {
+      long id = r.i64("stream.id");
+      String ns = r.string("stream.namespace");
+      String name = r.string("stream.name");
+      StreamConfig cfg = CommandCodec.readConfig(r, "stream.config");
+      if (cfg.partitions() < 1 || cfg.partitions() > StreamConfig.MAX_PARTITIONS) {
+        throw r.corrupt("stream.config.partitions", "out of range partitions=" + cfg.partitions());
+      }
+      if (id < 1 || id >= m.nextStreamId || m.streamsById.containsKey(id)) {
+        throw r.corrupt("stream.id", "bad or duplicate stream id=" + id);
+      }
+      TreeMap<String, StreamState> streams = m.namespaces.get(ns);
+      if (streams == null || streams.containsKey(name)) {
+        throw r.corrupt("stream.namespace", "unknown namespace or duplicate name stream=" + name);
+      }
+      StreamState s = new StreamState(new StreamInfo(id, ns, name, cfg));
+      for (PartitionState p : s.partitions) {
+        readPartition(r, p);
+      }
+      streams.put(name, s);
+      m.streamsById.put(id, s);
+    }
+    int nDedupe = r.count("dedupe.count", 4 + 8 + 4);
+    for (int i = 0; i < nDedupe; i++) {
+      String key = r.string("dedupe.objectKey");
+      long time = r.i64("dedupe.objectTimeMillis");
+      byte[] outcomeBytes = r.bytes("dedupe.outcome");
+      Outcome o = OutcomeCodec.decode(outcomeBytes);
+      if (!(o instanceof Outcome.WalCommitted wc)) {
+        throw r.corrupt("dedupe.outcome", "not a WalCommitted outcome object=" + key);
+      }
+      DedupeRecord rec = new DedupeRecord(key, time, wc);
+      if (m.dedupeByKey.put(key, rec) != null) {
+        throw r.corrupt("dedupe.objectKey", "duplicate object=" + key);
+      }
+      m.dedupeByTime.add(rec);
+    }
+    r.expectEnd();
+    return m;
+  }
+
+  private static void readPartition(BinaryReader r, PartitionState p) {
+    p.logStartOffset = r.i64("partition.logStartOffset");
+    p.highWatermark = r.i64("partition.highWatermark");
+    int nEntries = r.count("partition.entries.count", 8 + 4 + 4 + 8 + 4 + 8);
+    long expectedBase = -1;
+    for (int j = 0; j < nEntries; j++) {
+      IndexEntry e =
+          new IndexEntry(
+              r.i64("entry.baseOffset"),
+              r.i32("entry.recordCount"),
+              r.string("entry.objectKey"),
+              r.i64("entry.byteOffset"),
+              r.i32("entry.byteLength"),
+              r.i64("entry.maxTimestamp"));
+      // Entries are dense and in offset order; binary search depends on it.
+      if (e.recordCount() < 1 || (expectedBase >= 0 && e.baseOffset() != expectedBase)) {
+        throw r.corrupt("entry.baseOffset", "index entries not dense baseOffset=" + e.baseOffset());
+      }
+      expectedBase = e.endOffset();
+      p.addEntry(e);
+    }
+    if (expectedBase >= 0 && expectedBase != p.highWatermark) {
+      throw r.corrupt(
+          "partition.highWatermark",
+          "index ends at " + expectedBase + " but highWatermark=" + p.highWatermark);
+    }
+    int nProducers = r.count("partition.producers.count", 8 + 2 + 4);
+    long prevId = Long.MIN_VALUE;
+    for (int j = 0; j < nProducers; j++) {
+      long pid = r.i64("producer.id");
+      if (j > 0 && pid <= prevId) {
+        throw r.corrupt("producer.id", "producers not sorted producerId=" + pid);
+      }
+      prevId = pid;
+      ProducerState ps = new ProducerState(r.i16("producer.epoch"));
+      int nBatches = r.count("producer.batches.count", 16);
+      if (nBatches < 1) {
+        throw r.corrupt("producer.batches.count", "a producer has at least one batch");
+      }
+      for (int k = 0; k < nBatches; k++) {
+        ps.batches.addLast(
+            new SeqEntry(
+                r.i32("producer.baseSequence"),
+                r.i32("producer.lastSequence"),
+                r.i64("producer.baseOffset")));
+      }
+      p.producers.put(pid, ps);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MetaStateMachine{appliedIndex="
+        + appliedIndex
+        + ", clock="
+        + clockMillis
+        + ", streams="
+        + streamsById.size()
+        + ", dedupe="
+        + dedupeByKey.size()
+        + "}";
+  }
+}

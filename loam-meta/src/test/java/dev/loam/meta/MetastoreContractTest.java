@@ -1,0 +1,613 @@
+package dev.loam.meta;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loam.error.LoamException;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWal.BatchCommit;
+import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CreateNamespace;
+import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.BatchResult;
+import dev.loam.meta.command.Outcome.BatchStatus;
+import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.StreamConfig;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.testing.ManualClock;
+import dev.loam.wal.DurabilityClass;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metastore conformance kit (STYLE.md §2): every {@link Metastore} implementation, embedded or
+ * replicated, extends this class and passes it unchanged. Commit rules are stream-engine.txt §3.
+ */
+public abstract class MetastoreContractTest {
+  protected static final long START_MILLIS = 1_780_000_000_000L;
+  protected static final long TIMEOUT_SECONDS = 10;
+
+  protected ManualClock clock;
+  protected Metastore ms;
+  private long nextObject;
+
+  /** Opens a fresh, empty metastore with these settings and this clock. */
+  protected abstract Metastore open(MetaSettings settings, InstantSource clock);
+
+  /** Called after the metastore of a test was closed (to release executors and files). */
+  protected void cleanUp() {}
+
+  @BeforeEach
+  void openMetastore() {
+    clock = new ManualClock(START_MILLIS);
+    ms = open(MetaSettings.defaults(), clock);
+  }
+
+  @AfterEach
+  void closeMetastore() {
+    try {
+      ms.close();
+    } finally {
+      cleanUp();
+    }
+  }
+
+  // ---- helpers
+
+  protected Origin origin(String node, long epoch) {
+    return new Origin(node, epoch, clock.millis());
+  }
+
+  protected Applied propose(Command c) {
+    try {
+      return ms.propose(c).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("proposal failed: " + c, e);
+    }
+  }
+
+  protected Outcome apply(Command c) {
+    return propose(c).outcome();
+  }
+
+  protected static void assertRejected(Outcome o, RejectReason reason) {
+    assertThat(o).isInstanceOf(Outcome.Rejected.class);
+    assertThat(((Outcome.Rejected) o).reason()).as(o.toString()).isEqualTo(reason);
+  }
+
+  protected void register(String node, long epoch) {
+    assertThat(apply(new RegisterNode(origin(node, epoch), "host:9092", 4, "az1")))
+        .isInstanceOf(Outcome.NodeRegistered.class);
+  }
+
+  protected StreamInfo createStream(String ns, String name, int partitions) {
+    Outcome o =
+        apply(new CreateStream(origin("n1", 1), ns, name, StreamConfig.standard(partitions)));
+    assertThat(o).as(o.toString()).isInstanceOf(Outcome.StreamCreated.class);
+    return ((Outcome.StreamCreated) o).stream();
+  }
+
+  protected static BatchCommit batch(long byteOffset, int byteLength, int records, long maxTs) {
+    return new BatchCommit(byteOffset, byteLength, records, maxTs, -1, (short) -1, -1);
+  }
+
+  protected static BatchCommit idem(
+      long byteOffset, int records, long producerId, int epoch, int baseSequence) {
+    return new BatchCommit(
+        byteOffset, 100, records, START_MILLIS, producerId, (short) epoch, baseSequence);
+  }
+
+  protected static ChunkCommit chunk(StreamInfo s, int partition, BatchCommit... batches) {
+    return new ChunkCommit(s.id(), partition, Arrays.asList(batches));
+  }
+
+  protected String newObjectKey() {
+    return "wal/standard/n1/obj-" + (nextObject++) + ".wal";
+  }
+
+  protected CommitWal commit(String key, long objectTime, ChunkCommit... chunks) {
+    return new CommitWal(origin("n1", 1), key, objectTime, 1 << 20, Arrays.asList(chunks));
+  }
+
+  protected Outcome.WalCommitted commitOk(ChunkCommit... chunks) {
+    Outcome o = apply(commit(newObjectKey(), clock.millis(), chunks));
+    assertThat(o).as(o.toString()).isInstanceOf(Outcome.WalCommitted.class);
+    return (Outcome.WalCommitted) o;
+  }
+
+  protected static List<BatchResult> results(Outcome.WalCommitted o, int chunk) {
+    return o.chunks().get(chunk);
+  }
+
+  protected PartitionInfo partition(StreamInfo s, int p) {
+    return ms.read((MetaReader r) -> r.partition(s.id(), p)).orElseThrow();
+  }
+
+  protected BatchResult single(Outcome.WalCommitted o) {
+    assertThat(o.chunks()).hasSize(1);
+    assertThat(o.chunks().get(0)).hasSize(1);
+    return o.chunks().get(0).get(0);
+  }
+
+  protected BatchResult commitOne(StreamInfo s, BatchCommit b) {
+    return single(commitOk(chunk(s, 0, b)));
+  }
+
+  // ---- node registration and fencing
+
+  @Test
+  void registrationEpochs() {
+    register("n1", 2);
+    assertRejected(
+        apply(new RegisterNode(origin("n1", 1), "a", 1, "z")), RejectReason.STALE_NODE_EPOCH);
+    // The same epoch again is idempotent and may update the record.
+    Outcome again = apply(new RegisterNode(origin("n1", 2), "other:1", 8, "az2"));
+    assertThat(again).isInstanceOf(Outcome.NodeRegistered.class);
+    assertThat(ms.read((MetaReader r) -> r.node("n1")).orElseThrow().advertisedAddress())
+        .isEqualTo("other:1");
+    assertThat(ms.read((MetaReader r) -> r.node("n1")).orElseThrow().slots()).isEqualTo(8);
+    assertThat(apply(new CreateNamespace(origin("n1", 2), "a")))
+        .isInstanceOf(Outcome.NamespaceCreated.class);
+
+    // A higher epoch fences the old one.
+    register("n1", 3);
+    Outcome zombie = apply(new CreateNamespace(origin("n1", 2), "b"));
+    assertRejected(zombie, RejectReason.STALE_NODE_EPOCH);
+    assertThat(((Outcome.Rejected) zombie).message()).contains("node=n1 epoch=2 registeredEpoch=3");
+    assertRejected(apply(new CreateNamespace(origin("n1", 4), "b")), RejectReason.UNKNOWN_NODE);
+    assertRejected(apply(new CreateNamespace(origin("nx", 1), "b")), RejectReason.UNKNOWN_NODE);
+    assertThat(ms.read((MetaReader r) -> r.namespaceExists("b"))).isFalse();
+    assertRejected(apply(new RegisterNode(origin("n2", 1), "a", 0, "z")), RejectReason.INVALID);
+    assertThat(ms.read((MetaReader r) -> r.nodes()).stream().map(n -> n.id()).toList())
+        .containsExactly("n1");
+  }
+
+  @Test
+  void fencedNodeCannotCommit() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    register("n1", 2);
+    Outcome o = apply(commit(newObjectKey(), clock.millis(), chunk(s, 0, batch(0, 100, 1, 1))));
+    assertRejected(o, RejectReason.STALE_NODE_EPOCH);
+    assertThat(partition(s, 0).highWatermark()).isZero();
+  }
+
+  // ---- namespaces and streams
+
+  @Test
+  void namespaceCrud() {
+    register("n1", 1);
+    assertThat(ms.read((MetaReader r) -> r.namespaceExists("default"))).isTrue();
+    assertThat(apply(new CreateNamespace(origin("n1", 1), "ns1")))
+        .isEqualTo(new Outcome.NamespaceCreated("ns1"));
+    assertRejected(apply(new CreateNamespace(origin("n1", 1), "ns1")), RejectReason.ALREADY_EXISTS);
+    for (String bad : List.of("", ".", "..", "a/b", "a b", "é", "x".repeat(250))) {
+      assertRejected(apply(new CreateNamespace(origin("n1", 1), bad)), RejectReason.INVALID);
+    }
+    assertThat(apply(new CreateNamespace(origin("n1", 1), "A-z_0.9" + "x".repeat(242))))
+        .isInstanceOf(Outcome.NamespaceCreated.class);
+    assertThat(ms.read(MetaReader::namespaces)).isSorted().contains("default", "ns1");
+    assertRejected(apply(new DeleteNamespace(origin("n1", 1), "default")), RejectReason.INVALID);
+    assertRejected(apply(new DeleteNamespace(origin("n1", 1), "nope")), RejectReason.NOT_FOUND);
+
+    createStream("ns1", "s", 1);
+    assertRejected(apply(new DeleteNamespace(origin("n1", 1), "ns1")), RejectReason.CONFLICT);
+    assertThat(apply(new DeleteStream(origin("n1", 1), "ns1", "s")))
+        .isEqualTo(new Outcome.Deleted("s"));
+    assertThat(apply(new DeleteNamespace(origin("n1", 1), "ns1")))
+        .isEqualTo(new Outcome.Deleted("ns1"));
+    assertThat(ms.read((MetaReader r) -> r.namespaceExists("ns1"))).isFalse();
+  }
+
+  @Test
+  void streamCrud() {
+    register("n1", 1);
+    Origin o = origin("n1", 1);
+    assertRejected(
+        apply(new CreateStream(o, "missing", "s", StreamConfig.standard(1))),
+        RejectReason.NOT_FOUND);
+    StreamInfo a = createStream("default", "a", 3);
+    StreamInfo b = createStream("default", "b", 1);
+    assertThat(a.id()).isEqualTo(1);
+    assertThat(b.id()).isEqualTo(2);
+    assertRejected(
+        apply(new CreateStream(o, "default", "a", StreamConfig.standard(1))),
+        RejectReason.ALREADY_EXISTS);
+    for (int bad : new int[] {0, -1, StreamConfig.MAX_PARTITIONS + 1}) {
+      assertRejected(
+          apply(new CreateStream(o, "default", "c", StreamConfig.standard(bad))),
+          RejectReason.INVALID);
+    }
+    StreamConfig zeroRetention =
+        new StreamConfig(1, DurabilityClass.EXPRESS, 0, -1, StreamConfig.CleanupPolicy.DELETE);
+    assertRejected(apply(new CreateStream(o, "default", "c", zeroRetention)), RejectReason.INVALID);
+    assertRejected(
+        apply(new CreateStream(o, "default", "bad/name", StreamConfig.standard(1))),
+        RejectReason.INVALID);
+    StreamConfig cfg =
+        new StreamConfig(
+            2, DurabilityClass.EXPRESS, 60_000, 1 << 30, StreamConfig.CleanupPolicy.COMPACT);
+    Outcome created = apply(new CreateStream(o, "default", "c", cfg));
+    assertThat(((Outcome.StreamCreated) created).stream().config()).isEqualTo(cfg);
+
+    assertThat(ms.read((MetaReader r) -> r.stream("default", "a"))).contains(a);
+    assertThat(ms.read((MetaReader r) -> r.streamById(a.id()))).contains(a);
+    assertThat(
+            ms.read((MetaReader r) -> r.streams("default")).stream().map(StreamInfo::name).toList())
+        .containsExactly("a", "b", "c");
+    assertThat(partition(a, 2)).isEqualTo(new PartitionInfo(a.id(), 2, 0, 0));
+    assertThat(ms.read((MetaReader r) -> r.partition(a.id(), 3))).isEmpty();
+
+    assertRejected(apply(new DeleteStream(o, "default", "zz")), RejectReason.NOT_FOUND);
+    assertThat(apply(new DeleteStream(o, "default", "a"))).isInstanceOf(Outcome.Deleted.class);
+    assertThat(ms.read((MetaReader r) -> r.stream("default", "a"))).isEmpty();
+    assertThat(ms.read((MetaReader r) -> r.partition(a.id(), 0))).isEmpty();
+    // Ids are never reused.
+    assertThat(createStream("default", "a", 1).id()).isEqualTo(4);
+  }
+
+  // ---- CommitWal: offsets and the index
+
+  @Test
+  void commitAssignsOffsetsAcrossChunksAndPartitions() {
+    register("n1", 1);
+    StreamInfo a = createStream("default", "a", 2);
+    StreamInfo b = createStream("default", "b", 1);
+    String key = newObjectKey();
+    Outcome o =
+        apply(
+            commit(
+                key,
+                clock.millis(),
+                chunk(a, 0, batch(100, 100, 3, 10), batch(200, 61, 2, 30)),
+                chunk(a, 1, batch(261, 100, 4, 20)),
+                chunk(b, 0, batch(400, 100, 1, 5))));
+    Outcome.WalCommitted w = (Outcome.WalCommitted) o;
+    assertThat(w.deduplicated()).isFalse();
+    assertThat(results(w, 0))
+        .containsExactly(
+            new BatchResult(BatchStatus.APPENDED, 0), new BatchResult(BatchStatus.APPENDED, 3));
+    assertThat(results(w, 1)).containsExactly(new BatchResult(BatchStatus.APPENDED, 0));
+    assertThat(results(w, 2)).containsExactly(new BatchResult(BatchStatus.APPENDED, 0));
+
+    String key2 = newObjectKey();
+    Outcome.WalCommitted w2 =
+        (Outcome.WalCommitted)
+            apply(
+                commit(
+                    key2,
+                    clock.millis(),
+                    chunk(a, 0, batch(0, 100, 1, 40), batch(200, 100, 2, 35))));
+    assertThat(results(w2, 0))
+        .containsExactly(
+            new BatchResult(BatchStatus.APPENDED, 5), new BatchResult(BatchStatus.APPENDED, 6));
+
+    assertThat(partition(a, 0)).isEqualTo(new PartitionInfo(a.id(), 0, 0, 8));
+    assertThat(partition(a, 1).highWatermark()).isEqualTo(4);
+    assertThat(partition(b, 0).highWatermark()).isEqualTo(1);
+
+    // Byte-adjacent batches of one chunk share an entry; a gap starts a new one.
+    List<IndexEntry> entries = ms.read((MetaReader r) -> r.indexEntries(a.id(), 0, 0, 100));
+    assertThat(entries)
+        .containsExactly(
+            new IndexEntry(0, 5, key, 100, 161, 30),
+            new IndexEntry(5, 1, key2, 0, 100, 40),
+            new IndexEntry(6, 2, key2, 200, 100, 35));
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(a.id(), 0, 4, 100))).isEqualTo(entries);
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(a.id(), 0, 5, 1)))
+        .containsExactly(entries.get(1));
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(a.id(), 0, 7, 10)))
+        .containsExactly(entries.get(2));
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(a.id(), 0, 8, 10))).isEmpty();
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(a.id(), 0, -5, 1)))
+        .containsExactly(entries.get(0));
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(a.id(), 7, 0, 10))).isEmpty();
+  }
+
+  @Test
+  void entryForTimestamp() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    commitOne(s, batch(0, 100, 1, 100));
+    commitOne(s, batch(0, 100, 1, 50));
+    commitOne(s, batch(0, 100, 1, 300));
+    assertThat(
+            ms.read((MetaReader r) -> r.entryForTimestamp(s.id(), 0, 60))
+                .orElseThrow()
+                .baseOffset())
+        .isZero();
+    assertThat(
+            ms.read((MetaReader r) -> r.entryForTimestamp(s.id(), 0, 100))
+                .orElseThrow()
+                .baseOffset())
+        .isZero();
+    assertThat(
+            ms.read((MetaReader r) -> r.entryForTimestamp(s.id(), 0, 101))
+                .orElseThrow()
+                .baseOffset())
+        .isEqualTo(2);
+    assertThat(ms.read((MetaReader r) -> r.entryForTimestamp(s.id(), 0, 301))).isEmpty();
+    assertThat(ms.read((MetaReader r) -> r.entryForTimestamp(s.id() + 9, 0, 0))).isEmpty();
+  }
+
+  @Test
+  void invalidCommitsAreRefusedWholly() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    List<List<BatchCommit>> bad =
+        List.of(
+            List.of(batch(0, 60, 1, 0)), // shorter than a RecordBatch v2 header
+            List.of(batch(0, 100, 0, 0)), // no records
+            List.of(batch(-1, 100, 1, 0)), // before the object
+            List.of(batch((1 << 20) - 99, 100, 1, 0)), // past its end
+            List.of(batch(0, 100, 1, 0), batch(99, 100, 1, 0)), // overlapping
+            List.of(batch(200, 100, 1, 0), batch(0, 100, 1, 0))); // not increasing
+    for (List<BatchCommit> batches : bad) {
+      String key = newObjectKey();
+      Outcome o =
+          apply(
+              new CommitWal(
+                  origin("n1", 1),
+                  key,
+                  clock.millis(),
+                  1 << 20,
+                  List.of(new ChunkCommit(s.id(), 0, batches))));
+      assertRejected(o, RejectReason.INVALID);
+      assertThat(((Outcome.Rejected) o).message()).contains(key);
+    }
+    assertThat(partition(s, 0).highWatermark()).isZero();
+  }
+
+  // ---- the commit window (§3)
+
+  @Test
+  void retriedCommitIsDeduplicated() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 2);
+    CommitWal c =
+        commit(
+            newObjectKey(),
+            clock.millis(),
+            chunk(s, 0, batch(0, 100, 3, 1)),
+            chunk(s, 1, batch(100, 100, 2, 1)));
+    Outcome.WalCommitted first = (Outcome.WalCommitted) apply(c);
+    Outcome.WalCommitted retry = (Outcome.WalCommitted) apply(c);
+    assertThat(retry.deduplicated()).isTrue();
+    assertThat(retry.chunks()).isEqualTo(first.chunks());
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(3);
+    assertThat(partition(s, 1).highWatermark()).isEqualTo(2);
+    assertThat(ms.read((MetaReader r) -> r.indexEntries(s.id(), 0, 0, 10))).hasSize(1);
+
+    // Past the stale window but inside the dedupe retention, a retry still gets its offsets.
+    clock.advance(Duration.ofMinutes(20));
+    CommitWal later =
+        new CommitWal(
+            origin("n1", 1), c.objectKey(), c.objectTimeMillis(), c.objectSize(), c.chunks());
+    Outcome.WalCommitted retry2 = (Outcome.WalCommitted) apply(later);
+    assertThat(retry2.deduplicated()).isTrue();
+    assertThat(retry2.chunks()).isEqualTo(first.chunks());
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(3);
+  }
+
+  @Test
+  void staleCommitIsRefused() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    String key = newObjectKey();
+    long objectTime = clock.millis() - Duration.ofMinutes(15).toMillis() - 1;
+    Outcome o = apply(commit(key, objectTime, chunk(s, 0, batch(0, 100, 1, 1))));
+    assertRejected(o, RejectReason.STALE_COMMIT);
+    assertThat(((Outcome.Rejected) o).message()).contains(key);
+    assertThat(partition(s, 0).highWatermark()).isZero();
+
+    long edge = clock.millis() - Duration.ofMinutes(15).toMillis();
+    assertThat(apply(commit(newObjectKey(), edge, chunk(s, 0, batch(0, 100, 1, 1)))))
+        .isInstanceOf(Outcome.WalCommitted.class);
+  }
+
+  @Test
+  void futureStampIsRefusedWithoutLogging() {
+    register("n1", 1);
+    long before = ms.appliedIndex();
+    Applied refused =
+        propose(new CreateNamespace(new Origin("n1", 1, clock.millis() + 61_000), "ahead"));
+    assertRejected(refused.outcome(), RejectReason.FUTURE_STAMP);
+    assertThat(refused.index()).isEqualTo(before);
+    assertThat(ms.appliedIndex()).isEqualTo(before);
+    assertThat(ms.read((MetaReader r) -> r.namespaceExists("ahead"))).isFalse();
+
+    Applied ok =
+        propose(new CreateNamespace(new Origin("n1", 1, clock.millis() + 59_000), "ahead"));
+    assertThat(ok.outcome()).isInstanceOf(Outcome.NamespaceCreated.class);
+    assertThat(ok.index()).isEqualTo(before + 1);
+    assertThat(ms.read(MetaReader::clockMillis)).isEqualTo(clock.millis() + 59_000);
+  }
+
+  @Test
+  void dedupeRecordsArePrunedAndARetryIsThenStale() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    CommitWal c = commit(newObjectKey(), clock.millis(), chunk(s, 0, batch(0, 100, 2, 1)));
+    assertThat(apply(c)).isInstanceOf(Outcome.WalCommitted.class);
+    clock.advance(Duration.ofMinutes(30).plusMillis(1));
+    CommitWal retry =
+        new CommitWal(
+            origin("n1", 1), c.objectKey(), c.objectTimeMillis(), c.objectSize(), c.chunks());
+    assertRejected(apply(retry), RejectReason.STALE_COMMIT);
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(2);
+  }
+
+  // ---- idempotent producers (§3 sequencer, Kafka's rules)
+
+  @Test
+  void producerDuplicateReturnsOriginalOffsets() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    commitOne(s, batch(0, 100, 1, 1)); // offset 0, no producer
+    List<Long> offsets = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      BatchResult r = commitOne(s, idem(0, 2, 7, 0, i * 2));
+      assertThat(r.status()).isEqualTo(BatchStatus.APPENDED);
+      offsets.add(r.baseOffset());
+    }
+    assertThat(offsets).containsExactly(1L, 3L, 5L, 7L, 9L, 11L);
+    // The newest, and one among the last five that is not the newest.
+    assertThat(commitOne(s, idem(0, 2, 7, 0, 10)))
+        .isEqualTo(new BatchResult(BatchStatus.DUPLICATE, 11));
+    assertThat(commitOne(s, idem(0, 2, 7, 0, 4)))
+        .isEqualTo(new BatchResult(BatchStatus.DUPLICATE, 5));
+    assertThat(commitOne(s, idem(0, 2, 7, 0, 2)))
+        .isEqualTo(new BatchResult(BatchStatus.DUPLICATE, 3));
+    // The sixth-newest is forgotten: it no longer matches and does not follow either.
+    assertThat(commitOne(s, idem(0, 2, 7, 0, 0)).status())
+        .isEqualTo(BatchStatus.OUT_OF_ORDER_SEQUENCE);
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(13);
+    // A duplicate inside one commit, after its original in the same chunk.
+    Outcome.WalCommitted w = commitOk(chunk(s, 0, idem(0, 1, 8, 0, 0), idem(100, 1, 8, 0, 0)));
+    assertThat(results(w, 0))
+        .containsExactly(
+            new BatchResult(BatchStatus.APPENDED, 13), new BatchResult(BatchStatus.DUPLICATE, 13));
+  }
+
+  @Test
+  void producerOutOfOrderSequence() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    assertThat(commitOne(s, idem(0, 3, 9, 0, 5)).status()).isEqualTo(BatchStatus.APPENDED);
+    assertThat(commitOne(s, idem(0, 1, 9, 0, 9)).status())
+        .isEqualTo(BatchStatus.OUT_OF_ORDER_SEQUENCE);
+    assertThat(commitOne(s, idem(0, 1, 9, 0, 8)))
+        .isEqualTo(new BatchResult(BatchStatus.APPENDED, 3));
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(4);
+  }
+
+  @Test
+  void producerSequenceWrapsAfterMaxInt() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    assertThat(commitOne(s, idem(0, 2, 9, 0, Integer.MAX_VALUE - 1)).status())
+        .isEqualTo(BatchStatus.APPENDED);
+    assertThat(commitOne(s, idem(0, 1, 9, 0, 0)).status()).isEqualTo(BatchStatus.APPENDED);
+  }
+
+  @Test
+  void producerEpochs() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    assertThat(commitOne(s, idem(0, 1, 5, 3, 0)).status()).isEqualTo(BatchStatus.APPENDED);
+    assertThat(commitOne(s, idem(0, 1, 5, 2, 1)).status()).isEqualTo(BatchStatus.PRODUCER_FENCED);
+    assertThat(commitOne(s, idem(0, 1, 5, 4, 1)).status())
+        .isEqualTo(BatchStatus.OUT_OF_ORDER_SEQUENCE);
+    assertThat(commitOne(s, idem(0, 1, 5, 4, 0)))
+        .isEqualTo(new BatchResult(BatchStatus.APPENDED, 1));
+    // The old epoch is now fenced, the new one continues.
+    assertThat(commitOne(s, idem(0, 1, 5, 3, 1)).status()).isEqualTo(BatchStatus.PRODUCER_FENCED);
+    assertThat(commitOne(s, idem(0, 1, 5, 4, 1)).status()).isEqualTo(BatchStatus.APPENDED);
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(3);
+  }
+
+  @Test
+  void commitToDeletedStreamIsUnknownPartition() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    StreamInfo t = createStream("default", "t", 1);
+    apply(new DeleteStream(origin("n1", 1), "default", "s"));
+    Outcome.WalCommitted w =
+        commitOk(
+            chunk(s, 0, batch(0, 100, 1, 1), batch(100, 100, 1, 1)),
+            chunk(t, 1, batch(200, 100, 1, 1)),
+            chunk(t, 0, batch(300, 100, 1, 1)));
+    assertThat(results(w, 0))
+        .containsExactly(
+            new BatchResult(BatchStatus.UNKNOWN_PARTITION, -1),
+            new BatchResult(BatchStatus.UNKNOWN_PARTITION, -1));
+    assertThat(results(w, 1)).containsExactly(new BatchResult(BatchStatus.UNKNOWN_PARTITION, -1));
+    assertThat(results(w, 2)).containsExactly(new BatchResult(BatchStatus.APPENDED, 0));
+  }
+
+  @Test
+  void concurrentProposalsGetDenseIndexesAndOffsets() throws Exception {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "s", 1);
+    long base = ms.appliedIndex();
+    List<CompletableFuture<Applied>> futures = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      futures.add(
+          ms.propose(commit(newObjectKey(), clock.millis(), chunk(s, 0, batch(0, 100, 1, 1)))));
+    }
+    List<Long> indexes = new ArrayList<>();
+    List<Long> offsets = new ArrayList<>();
+    for (CompletableFuture<Applied> f : futures) {
+      Applied a = f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      indexes.add(a.index());
+      offsets.add(single((Outcome.WalCommitted) a.outcome()).baseOffset());
+    }
+    // Proposals from one thread are applied in proposal order.
+    for (int i = 0; i < 200; i++) {
+      assertThat(indexes.get(i)).isEqualTo(base + 1 + i);
+      assertThat(offsets.get(i)).isEqualTo(i);
+    }
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(200);
+  }
+
+  // ---- watches
+
+  @Test
+  void awaitAppliedAndListeners() throws Exception {
+    List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    ms.addApplyListener(
+        (index, command, outcome) ->
+            seen.add(
+                index
+                    + ":"
+                    + command.getClass().getSimpleName()
+                    + ":"
+                    + outcome.getClass().getSimpleName()));
+    long base = ms.appliedIndex();
+    assertThat(ms.awaitApplied(base).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isNull();
+    CompletableFuture<Void> later = ms.awaitApplied(base + 2);
+    assertThat(later).isNotDone();
+    Applied a1 = propose(new RegisterNode(origin("n1", 1), "h", 1, "z"));
+    assertThat(a1.index()).isEqualTo(base + 1);
+    assertThat(later).isNotDone();
+    Applied a2 = propose(new CreateNamespace(origin("nx", 1), "q"));
+    assertThat(a2.index()).isEqualTo(base + 2);
+    later.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    assertThat(ms.appliedIndex()).isGreaterThanOrEqualTo(base + 2);
+    assertThat(seen)
+        .containsExactly(
+            (base + 1) + ":RegisterNode:NodeRegistered", (base + 2) + ":CreateNamespace:Rejected");
+  }
+
+  @Test
+  void closedMetastoreRefusesProposals() {
+    register("n1", 1);
+    CompletableFuture<Void> never = ms.awaitApplied(ms.appliedIndex() + 100);
+    ms.close();
+    assertThatThrownBy(() -> ms.propose(new CreateNamespace(origin("n1", 1), "x")).get())
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            LoamException.class,
+            e -> assertThat(e.kind()).isEqualTo(LoamException.Kind.UNAVAILABLE));
+    assertThat(never).isCompletedExceptionally();
+  }
+}

@@ -1,0 +1,193 @@
+package dev.loam.meta.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWal.BatchCommit;
+import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CreateNamespace;
+import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.BatchResult;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.StreamConfig;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.wal.DurabilityClass;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** Round trip and truncation of the command and outcome formats (metastore-commands.md). */
+class CommandCodecPropertyTest {
+
+  @Property(tries = 500)
+  void commandsRoundTrip(@ForAll("commands") Command c) {
+    assertThat(CommandCodec.decode(CommandCodec.encode(c))).isEqualTo(c);
+  }
+
+  @Property(tries = 200)
+  void everyCommandTruncationIsCorruption(@ForAll("commands") Command c) {
+    byte[] bytes = CommandCodec.encode(c);
+    for (int len = 0; len < bytes.length; len++) {
+      byte[] cut = Arrays.copyOf(bytes, len);
+      assertThatThrownBy(() -> CommandCodec.decode(cut))
+          .as("length %d of %d", len, bytes.length)
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining("field=");
+    }
+    byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+    assertThatThrownBy(() -> CommandCodec.decode(longer)).isInstanceOf(CorruptionException.class);
+  }
+
+  @Property(tries = 300)
+  void outcomesRoundTripAndTruncationIsCorruption(@ForAll("outcomes") Outcome o) {
+    byte[] bytes = OutcomeCodec.encode(o);
+    assertThat(OutcomeCodec.decode(bytes)).isEqualTo(o);
+    for (int len = 0; len < bytes.length; len++) {
+      byte[] cut = Arrays.copyOf(bytes, len);
+      assertThatThrownBy(() -> OutcomeCodec.decode(cut)).isInstanceOf(CorruptionException.class);
+    }
+  }
+
+  @Property(tries = 300)
+  void singleByteDamageNeverEscapesAsAnotherException(
+      @ForAll("commands") Command c, @ForAll int position, @ForAll byte flip) {
+    // Commands carry no checksum of their own (the log frame does); damage must still decode to
+    // some command or fail as corruption, never as an unchecked bug.
+    byte[] bytes = CommandCodec.encode(c);
+    int at = Math.floorMod(position, bytes.length);
+    bytes[at] ^= (flip == 0 ? 1 : flip);
+    try {
+      CommandCodec.decode(bytes);
+    } catch (CorruptionException expected) {
+      // fine
+    }
+  }
+
+  @Example
+  void unknownVersionAndTagNameTheField() {
+    byte[] bytes = CommandCodec.encode(new CreateNamespace(new Origin("n", 1, 2), "x"));
+    bytes[0] = 9;
+    assertThatThrownBy(() -> CommandCodec.decode(bytes)).hasMessageContaining("field=version");
+    bytes[0] = 1;
+    bytes[1] = 99;
+    assertThatThrownBy(() -> CommandCodec.decode(bytes)).hasMessageContaining("field=tag");
+  }
+
+  @Example
+  void hugeCountsDoNotAllocate() {
+    CommitWal c = new CommitWal(new Origin("n", 1, 2), "k", 3, 4, List.of());
+    byte[] bytes = CommandCodec.encode(c);
+    // The chunk count is the last field: claim 2^31-1 chunks.
+    bytes[bytes.length - 4] = 0x7F;
+    bytes[bytes.length - 3] = (byte) 0xFF;
+    assertThatThrownBy(() -> CommandCodec.decode(bytes))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("field=commitWal.chunks.count");
+  }
+
+  // ---- generators
+
+  static Arbitrary<String> text() {
+    return Arbitraries.strings()
+        .withCharRange('a', 'z')
+        .withChars('.', '-', '_', '/', 'é', '中', ' ')
+        .ofMaxLength(24);
+  }
+
+  static Arbitrary<Origin> origins() {
+    return Combinators.combine(text(), Arbitraries.longs(), Arbitraries.longs()).as(Origin::new);
+  }
+
+  static Arbitrary<StreamConfig> configs() {
+    return Combinators.combine(
+            Arbitraries.integers(),
+            Arbitraries.of(DurabilityClass.class),
+            Arbitraries.longs(),
+            Arbitraries.longs(),
+            Arbitraries.of(StreamConfig.CleanupPolicy.class))
+        .as(StreamConfig::new);
+  }
+
+  static Arbitrary<BatchCommit> batches() {
+    return Combinators.combine(
+            Arbitraries.longs(),
+            Arbitraries.integers(),
+            Arbitraries.integers(),
+            Arbitraries.longs(),
+            Arbitraries.longs(),
+            Arbitraries.shorts(),
+            Arbitraries.integers())
+        .as(BatchCommit::new);
+  }
+
+  static Arbitrary<ChunkCommit> chunks() {
+    return Combinators.combine(
+            Arbitraries.longs(), Arbitraries.integers(), batches().list().ofMaxSize(4))
+        .as(ChunkCommit::new);
+  }
+
+  @Provide
+  Arbitrary<Command> commands() {
+    Arbitrary<Command> register =
+        Combinators.combine(
+                origins(), text().injectNull(0.2), Arbitraries.integers(), text().injectNull(0.2))
+            .as(RegisterNode::new);
+    Arbitrary<Command> createNs = Combinators.combine(origins(), text()).as(CreateNamespace::new);
+    Arbitrary<Command> deleteNs = Combinators.combine(origins(), text()).as(DeleteNamespace::new);
+    Arbitrary<Command> createStream =
+        Combinators.combine(origins(), text(), text(), configs()).as(CreateStream::new);
+    Arbitrary<Command> deleteStream =
+        Combinators.combine(origins(), text(), text()).as(DeleteStream::new);
+    Arbitrary<Command> commit =
+        Combinators.combine(
+                origins(),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                chunks().list().ofMaxSize(4))
+            .as(CommitWal::new);
+    return Arbitraries.oneOf(register, createNs, deleteNs, createStream, deleteStream, commit);
+  }
+
+  @Provide
+  Arbitrary<Outcome> outcomes() {
+    Arbitrary<Outcome> rejected =
+        Combinators.combine(Arbitraries.of(Outcome.RejectReason.class), text().injectNull(0.1))
+            .as(Outcome.Rejected::new);
+    Arbitrary<Outcome> node =
+        Combinators.combine(
+                text(),
+                Arbitraries.longs(),
+                text().injectNull(0.2),
+                Arbitraries.integers(),
+                text().injectNull(0.2))
+            .as((a, b, c, d, e) -> new Outcome.NodeRegistered(new NodeInfo(a, b, c, d, e)));
+    Arbitrary<Outcome> ns = text().map(Outcome.NamespaceCreated::new);
+    Arbitrary<Outcome> stream =
+        Combinators.combine(Arbitraries.longs(), text(), text(), configs())
+            .as((a, b, c, d) -> new Outcome.StreamCreated(new StreamInfo(a, b, c, d)));
+    Arbitrary<Outcome> deleted = text().map(Outcome.Deleted::new);
+    Arbitrary<BatchResult> result =
+        Combinators.combine(Arbitraries.of(Outcome.BatchStatus.class), Arbitraries.longs())
+            .as(BatchResult::new);
+    Arbitrary<Outcome> committed =
+        Combinators.combine(
+                Arbitraries.of(true, false), result.list().ofMaxSize(4).list().ofMaxSize(4))
+            .as(Outcome.WalCommitted::new);
+    return Arbitraries.oneOf(rejected, node, ns, stream, deleted, committed);
+  }
+}
