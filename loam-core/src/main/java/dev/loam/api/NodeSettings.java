@@ -13,6 +13,8 @@ import java.util.Objects;
  * @param standardFlushInterval how long standard-class appends wait to share a WAL object (250 ms)
  * @param expressFlushInterval the same for express (5 ms)
  * @param walObjectMaxBytes a WAL object is flushed early once it reaches this size (8 MiB)
+ * @param maxObjectsInFlight WAL objects of one class being written at once (4); their commits still
+ *     go one at a time, in order
  * @param commitBudget no new PUT or commit attempt starts this long after the object's ULID time
  *     (60 s, stream-engine.txt §3)
  * @param maxBufferedBytes appends beyond this many unflushed bytes fail UNAVAILABLE (backpressure)
@@ -28,6 +30,7 @@ public record NodeSettings(
     Duration standardFlushInterval,
     Duration expressFlushInterval,
     int walObjectMaxBytes,
+    int maxObjectsInFlight,
     Duration commitBudget,
     long maxBufferedBytes,
     long tailCacheBytes,
@@ -42,6 +45,10 @@ public record NodeSettings(
     require(positive(standardFlushInterval), "standardFlushInterval", standardFlushInterval);
     require(positive(expressFlushInterval), "expressFlushInterval", expressFlushInterval);
     require(walObjectMaxBytes >= 1024, "walObjectMaxBytes", walObjectMaxBytes);
+    require(
+        maxObjectsInFlight >= 1 && maxObjectsInFlight <= 64,
+        "maxObjectsInFlight",
+        maxObjectsInFlight);
     require(positive(commitBudget), "commitBudget", commitBudget);
     require(maxBufferedBytes >= walObjectMaxBytes, "maxBufferedBytes", maxBufferedBytes);
     require(tailCacheBytes >= 0, "tailCacheBytes", tailCacheBytes);
@@ -59,6 +66,7 @@ public record NodeSettings(
         Duration.ofMillis(250),
         Duration.ofMillis(5),
         8 << 20,
+        4,
         Duration.ofSeconds(60),
         64L << 20,
         64L << 20,
@@ -76,6 +84,7 @@ public record NodeSettings(
         interval,
         interval,
         walObjectMaxBytes,
+        maxObjectsInFlight,
         commitBudget,
         maxBufferedBytes,
         tailCacheBytes,
@@ -93,6 +102,7 @@ public record NodeSettings(
         standardFlushInterval,
         expressFlushInterval,
         walObjectMaxBytes,
+        maxObjectsInFlight,
         budget,
         maxBufferedBytes,
         tailCacheBytes,
@@ -110,6 +120,7 @@ public record NodeSettings(
         standardFlushInterval,
         expressFlushInterval,
         walObjectMaxBytes,
+        maxObjectsInFlight,
         commitBudget,
         maxBufferedBytes,
         bytes,

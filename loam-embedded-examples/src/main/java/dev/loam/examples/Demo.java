@@ -49,7 +49,7 @@ public final class Demo {
       int partitions = 3;
       long flush = 250;
       int perAppend = 100;
-      int inFlight = 512;
+      int inFlight = 2048;
       int valueBytes = 100;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];

@@ -67,6 +67,7 @@ public final class NodeRuntime {
               c,
               interval,
               settings.walObjectMaxBytes(),
+              settings.maxObjectsInFlight(),
               settings.maxBufferedBytes(),
               settings.commitBudget(),
               settings.retryBackoffInitial(),

@@ -73,11 +73,14 @@ final class WalWriter {
   private final TailCache tailCache;
   private final WriterStats stats;
 
+  private final int maxObjectsInFlight;
+
   // Guarded by this.
   private Buffer current = new Buffer();
   private final ArrayDeque<Buffer> sealed = new ArrayDeque<>();
+  // Objects being written or committed, oldest first; only the head may commit.
+  private final ArrayDeque<Flight> inFlight = new ArrayDeque<>();
   private long bufferedBytes;
-  private boolean flushing;
   private boolean closed;
   private long generation;
 
@@ -87,6 +90,7 @@ final class WalWriter {
       DurabilityClass durabilityClass,
       Duration flushInterval,
       int maxObjectBytes,
+      int maxObjectsInFlight,
       long maxBufferedBytes,
       Duration commitBudget,
       Duration backoffInitial,
@@ -102,6 +106,7 @@ final class WalWriter {
     this.durabilityClass = durabilityClass;
     this.flushInterval = flushInterval;
     this.maxObjectBytes = maxObjectBytes;
+    this.maxObjectsInFlight = maxObjectsInFlight;
     this.maxBufferedBytes = maxBufferedBytes;
     this.commitBudget = commitBudget;
     this.backoffInitial = backoffInitial;
@@ -201,7 +206,9 @@ final class WalWriter {
       for (Buffer b : sealed) {
         b.slots.forEach(s -> pending.add(s.owner().future));
       }
-      inFlight.forEach(s -> pending.add(s.owner().future));
+      for (Flight f : inFlight) {
+        f.buffer.slots.forEach(s -> pending.add(s.owner().future));
+      }
     }
     return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
         .handle((v, e) -> null);
@@ -231,8 +238,6 @@ final class WalWriter {
     }
   }
 
-  private List<Slot> inFlight = List.of();
-
   private synchronized void sealIfCurrent(Buffer b) {
     if (b == current && !b.slots.isEmpty()) {
       sealCurrent();
@@ -250,37 +255,32 @@ final class WalWriter {
     generation++;
   }
 
-  // Called with the lock held: starts the next object if none is in flight.
+  // Called with the lock held: starts sealed objects while fewer than the limit are in flight.
+  // Their PUTs run in parallel; commits go one at a time in seal order (see commitNext).
   private void pump() {
-    if (flushing || sealed.isEmpty()) {
-      return;
-    }
-    flushing = true;
-    Buffer b = sealed.poll();
-    inFlight = b.slots;
-    scheduler.execute(() -> startFlush(b));
-  }
-
-  private void finished(Buffer b) {
-    synchronized (this) {
-      bufferedBytes -= b.bytes;
-      flushing = false;
-      inFlight = List.of();
-      pump();
+    while (inFlight.size() < maxObjectsInFlight && !sealed.isEmpty()) {
+      Buffer b = sealed.poll();
+      Flight f = new Flight(b);
+      inFlight.add(f);
+      scheduler.execute(f::start);
     }
   }
 
-  /** One WAL object's life: build, PUT, commit, distribute. Runs on the scheduler. */
-  private void startFlush(Buffer b) {
-    Flight f;
-    try {
-      f = new Flight(b);
-    } catch (RuntimeException e) {
-      failAll(b, new LoamException(Kind.INTERNAL, "could not build WAL object node=" + nodeId, e));
-      finished(b);
-      return;
+  // Called with the lock held: the oldest object commits once its PUT is done, so a node's commits
+  // reach the sequencer in submission order (idempotent sequences stay in order).
+  private void commitNext() {
+    Flight head = inFlight.peekFirst();
+    if (head != null && head.written && !head.committing) {
+      head.committing = true;
+      scheduler.execute(() -> head.commit(0));
     }
-    f.put(0);
+  }
+
+  private synchronized void finished(Flight f) {
+    bufferedBytes -= f.buffer.bytes;
+    inFlight.remove(f);
+    commitNext();
+    pump();
   }
 
   private void failAll(Buffer b, Throwable e) {
@@ -292,20 +292,38 @@ final class WalWriter {
   /** The state of one object in flight: its bytes, key, deadline and what is known so far. */
   private final class Flight {
     final Buffer buffer;
-    final Ulid ulid;
-    final String key;
-    final WalObject object;
-    final CommitWal.ChunkCommit[] chunks;
-    final int[][] slotOf; // [chunk][batch] -> slot index
-    final long deadlineMillis;
-    final long startNanosMillis;
+    Ulid ulid;
+    String key;
+    WalObject object;
+    CommitWal.ChunkCommit[] chunks;
+    int[][] slotOf; // [chunk][batch] -> slot index
+    long deadlineMillis;
+    long startMillis;
     boolean putUnknown;
     boolean commitUnknown;
+    // Guarded by WalWriter.this.
+    boolean written;
+    boolean committing;
 
     Flight(Buffer buffer) {
       this.buffer = buffer;
+    }
+
+    /** Builds the object and starts its PUT. Runs on the scheduler. */
+    void start() {
+      try {
+        build();
+      } catch (RuntimeException e) {
+        key = "(unbuilt)";
+        fail(new LoamException(Kind.INTERNAL, "could not build WAL object node=" + nodeId, e));
+        return;
+      }
+      put(0);
+    }
+
+    private void build() {
       long now = clock.millis();
-      this.startNanosMillis = now;
+      this.startMillis = now;
       this.ulid = ulids.next(now);
       this.key = "wal/" + durabilityClass.wireName() + "/" + nodeId + "/" + ulid + ".wal";
       this.deadlineMillis = ulid.timestampMillis() + commitBudget.toMillis();
@@ -363,15 +381,11 @@ final class WalWriter {
           .whenCompleteAsync(
               (v, e) -> {
                 stats.recordPut(object.bytes().length, clock.millis() - t0);
-                if (e == null) {
-                  commit(0);
-                  return;
-                }
-                Throwable cause = unwrap(e);
-                if (cause instanceof ObjectExistsException && putUnknown) {
-                  // An earlier attempt whose answer was lost did write it; ULIDs are unique per
-                  // node, so the object is ours.
-                  commit(0);
+                Throwable cause = e == null ? null : unwrap(e);
+                if (e == null || (cause instanceof ObjectExistsException && putUnknown)) {
+                  // (Exists after an attempt whose answer was lost: that attempt wrote it; ULIDs
+                  // are unique per node, so the object is ours.)
+                  written();
                   return;
                 }
                 if (cause instanceof LoamException le
@@ -395,7 +409,22 @@ final class WalWriter {
               scheduler);
     }
 
+    private void written() {
+      synchronized (WalWriter.this) {
+        written = true;
+        commitNext();
+      }
+    }
+
     void commit(int attempt) {
+      if (attempt == 0 && clock.millis() >= deadlineMillis) {
+        // Waited behind older objects past the budget: no attempt was ever made, so nothing can
+        // have been committed (§3: no new attempt after the budget).
+        fail(
+            new LoamException(
+                Kind.UNAVAILABLE, "commit budget spent before the first attempt object=" + key));
+        return;
+      }
       CommitWal cmd =
           new CommitWal(
               new Origin(nodeId, nodeEpoch.get(), clock.millis()),
@@ -467,8 +496,8 @@ final class WalWriter {
           resolve(s, new BatchAck(r, index, key, byteOffset));
         }
       }
-      stats.recordFlush(buffer.slots.size(), buffer.bytes, clock.millis() - startNanosMillis);
-      finished(buffer);
+      stats.recordFlush(buffer.slots.size(), buffer.bytes, clock.millis() - startMillis);
+      finished(this);
     }
 
     private void resolve(Slot s, BatchAck ack) {
@@ -486,7 +515,7 @@ final class WalWriter {
     private void fail(Throwable e) {
       log.warn("WAL flush failed object={}: {}", key, e.getMessage());
       failAll(buffer, e);
-      finished(buffer);
+      finished(this);
     }
 
     /** Schedules {@code next} after a backoff unless the commit budget is spent. */
