@@ -1,0 +1,303 @@
+package dev.loam.meta.codec;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.meta.MetaSettings;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWal.BatchCommit;
+import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CreateNamespace;
+import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.BatchResult;
+import dev.loam.meta.command.Outcome.BatchStatus;
+import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.StreamConfig;
+import dev.loam.meta.command.StreamConfig.CleanupPolicy;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.state.MetaStateMachine;
+import dev.loam.wal.DurabilityClass;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Writes the metastore golden files, and holds the fixed inputs behind them. Run by hand only when
+ * adding a NEW format version (never to "fix" a failing {@code MetaGoldenFilesTest}: a failing
+ * golden test means a compatibility break). Never change the fixtures of an existing version: the
+ * files are decoded forever.
+ *
+ * <pre>
+ * mvn -B -o -q -pl loam-meta test-compile
+ * java -cp loam-meta/target/test-classes:loam-meta/target/classes:&lt;loam-wal, slf4j-api jars&gt; \
+ *   dev.loam.meta.codec.MetaGoldenFilesWriter
+ * </pre>
+ *
+ * or run {@code main} from an IDE. The optional argument is the output directory.
+ *
+ * <p>The files:
+ *
+ * <ul>
+ *   <li>{@value #COMMANDS_V1}: every command type, as a sequence of frames (below), each holding
+ *       one v1 command encoding (metastore-commands.md).
+ *   <li>{@value #OUTCOMES_V1}: every outcome type, every reject reason and every batch status, as
+ *       frames of v1 outcome encodings.
+ *   <li>{@value #SNAPSHOT_V1}: one v1 snapshot (metastore-snapshot.md) of a state machine after
+ *       {@link #snapshotCommands()} applied at indexes 1, 2, 3, ...
+ * </ul>
+ *
+ * <p>A frame is a test-only container, not part of any format: a big-endian {@code i32} length,
+ * then that many bytes; frames follow each other to the end of the file. The command and outcome
+ * formats carry no length of their own (their container does), hence the frames.
+ */
+public final class MetaGoldenFilesWriter {
+  static final String COMMANDS_V1 = "metastore-commands-v1.bin";
+  static final String OUTCOMES_V1 = "outcomes-v1.bin";
+  static final String SNAPSHOT_V1 = "metastore-snapshot-v1.bin";
+
+  /** The snapshot sequence's base clock; stamps are offsets from it. */
+  static final long START = 1_780_000_000_000L;
+
+  static final long EPOCH_A = 1_779_999_000_000L;
+  static final long EPOCH_B = 1_779_999_500_000L;
+
+  static final String OBJECT_1 = "wal/express/node-a/01J0GXQ2E4KX9V0M3N5P6R8S9T.wal";
+  static final String OBJECT_2 = "wal/express/node-b/01J0GXQ3F5MY0W1N4P6Q7S9T0V.wal";
+
+  private MetaGoldenFilesWriter() {}
+
+  public static void main(String[] args) throws IOException {
+    Path dir = Path.of(args.length > 0 ? args[0] : "loam-meta/src/test/resources/golden");
+    Files.createDirectories(dir);
+    Files.write(dir.resolve(COMMANDS_V1), frame(commands().stream().map(CommandCodec::encode)));
+    Files.write(dir.resolve(OUTCOMES_V1), frame(outcomes().stream().map(OutcomeCodec::encode)));
+    Files.write(dir.resolve(SNAPSHOT_V1), snapshotState().snapshot());
+  }
+
+  // ---- commands-v1: every command type, with every field set to a non-default value somewhere
+
+  static List<Command> commands() {
+    Origin a = new Origin("node-a", EPOCH_A, 1_780_000_000_123L);
+    Origin b = new Origin("node-b", 7L, 1_780_000_000_456L);
+    return List.of(
+        new RegisterNode(a, "broker-a.loam.internal:9092", 8, "eu-west-1a"),
+        // Both nullable strings null (length -1), and a multi-byte UTF-8 node id.
+        new RegisterNode(new Origin("nœud-ß", 3L, -1L), null, 1, null),
+        new CreateNamespace(a, "analytics"),
+        new DeleteNamespace(b, "scratch-ns"),
+        new CreateStream(
+            a,
+            "analytics",
+            "page-views",
+            new StreamConfig(
+                12, DurabilityClass.QUORUM, 86_400_000L, 5_368_709_120L, CleanupPolicy.COMPACT)),
+        new CreateStream(
+            b,
+            "default",
+            "orders",
+            new StreamConfig(3, DurabilityClass.EXPRESS, -1L, -1L, CleanupPolicy.DELETE)),
+        new CreateStream(b, "default", "audit", StreamConfig.standard(1)),
+        new DeleteStream(b, "analytics", "page-views"),
+        new CommitWal(
+            a,
+            "wal/quorum/node-a/01J0GXQ2E4KX9V0M3N5P6R8S9T.wal",
+            1_780_000_000_000L,
+            4_096L,
+            List.of(
+                new ChunkCommit(
+                    42L,
+                    3,
+                    List.of(
+                        // An idempotent producer whose id needs all 64 bits.
+                        new BatchCommit(
+                            64L, 1_000, 10, 1_779_999_999_001L, 9_000_000_001L, (short) 5, 120),
+                        new BatchCommit(
+                            1_064L, 500, 4, 1_779_999_999_002L, 9_000_000_001L, (short) 5, 130))),
+                new ChunkCommit(
+                    43L,
+                    0,
+                    List.of(
+                        // Not idempotent: producer id, epoch and sequence all -1.
+                        new BatchCommit(
+                            2_048L, 2_000, 1, 1_779_999_999_003L, -1L, (short) -1, -1))))));
+  }
+
+  // ---- outcomes-v1: every outcome type, every reason code, every batch status
+
+  static List<Outcome> outcomes() {
+    return List.of(
+        new Outcome.Rejected(RejectReason.STALE_NODE_EPOCH, "stale node=node-a epoch=1"),
+        new Outcome.Rejected(RejectReason.UNKNOWN_NODE, "unknown node=nœud-ß"),
+        new Outcome.Rejected(RejectReason.FUTURE_STAMP, "future stamp=1780000060001"),
+        new Outcome.Rejected(RejectReason.STALE_COMMIT, "stale commit object=wal/x.wal"),
+        new Outcome.Rejected(RejectReason.ALREADY_EXISTS, "namespace exists namespace=analytics"),
+        new Outcome.Rejected(RejectReason.NOT_FOUND, null),
+        new Outcome.Rejected(RejectReason.CONFLICT, "namespace still holds streams streams=2"),
+        new Outcome.Rejected(RejectReason.INVALID, ""),
+        new Outcome.NodeRegistered(
+            new NodeInfo("node-a", EPOCH_A, "broker-a.loam.internal:9092", 8, "eu-west-1a")),
+        new Outcome.NodeRegistered(new NodeInfo("node-b", 7L, null, 1, null)),
+        new Outcome.NamespaceCreated("analytics"),
+        new Outcome.StreamCreated(
+            new StreamInfo(
+                17L,
+                "analytics",
+                "page-views",
+                new StreamConfig(
+                    6, DurabilityClass.STANDARD, 3_600_000L, -1L, CleanupPolicy.COMPACT))),
+        new Outcome.Deleted("page-views"),
+        new Outcome.WalCommitted(
+            false,
+            List.of(
+                List.of(
+                    new BatchResult(BatchStatus.APPENDED, 1_000L),
+                    new BatchResult(BatchStatus.DUPLICATE, 990L),
+                    new BatchResult(BatchStatus.OUT_OF_ORDER_SEQUENCE, -1L)),
+                List.of(
+                    new BatchResult(BatchStatus.PRODUCER_FENCED, -1L),
+                    new BatchResult(BatchStatus.UNKNOWN_PARTITION, -1L)))),
+        new Outcome.WalCommitted(
+            true,
+            List.of(List.of(new BatchResult(BatchStatus.APPENDED, 5_000_000_000L)), List.of())));
+  }
+
+  // ---- snapshot-v1: a small cluster after a fixed command sequence
+
+  static Origin originA(long offsetMillis) {
+    return new Origin("node-a", EPOCH_A, START + offsetMillis);
+  }
+
+  static Origin originB(long offsetMillis) {
+    return new Origin("node-b", EPOCH_B, START + offsetMillis);
+  }
+
+  /**
+   * The first commit: two byte-adjacent batches of producer 7 on stream 1 partition 0 (one index
+   * entry), and a non-idempotent batch on stream 2 partition 1. Also retried by the test.
+   */
+  static CommitWal commit1(Origin origin) {
+    return new CommitWal(
+        origin,
+        OBJECT_1,
+        START + 6_500,
+        1_000L,
+        List.of(
+            new ChunkCommit(
+                1L,
+                0,
+                List.of(
+                    new BatchCommit(0L, 100, 3, START + 6_100, 7L, (short) 0, 0),
+                    new BatchCommit(100L, 80, 2, START + 6_200, 7L, (short) 0, 3))),
+            new ChunkCommit(
+                2L,
+                1,
+                List.of(new BatchCommit(300L, 120, 4, START + 6_300, -1L, (short) -1, -1)))));
+  }
+
+  /**
+   * Applied at indexes 1..n. Result (asserted literally by the test): nodes node-a and node-b;
+   * namespaces analytics and default; streams 1 default/orders (3 partitions) and 2
+   * analytics/clicks (2 partitions), stream 3 created then deleted so nextStreamId is 4; producers
+   * 7 (epoch 0) on 1/0 and 8 (epoch 2) on 1/2; dedupe records for both objects.
+   */
+  static List<Command> snapshotCommands() {
+    return List.of(
+        new RegisterNode(originA(0), "10.0.0.1:9092", 4, "az-1"),
+        new RegisterNode(originB(1_000), "10.0.0.2:9092", 2, null),
+        new CreateNamespace(originA(2_000), "analytics"),
+        new CreateStream(
+            originA(3_000),
+            "default",
+            "orders",
+            new StreamConfig(
+                3, DurabilityClass.EXPRESS, 604_800_000L, 1_073_741_824L, CleanupPolicy.DELETE)),
+        new CreateStream(
+            originB(4_000),
+            "analytics",
+            "clicks",
+            new StreamConfig(2, DurabilityClass.QUORUM, -1L, 10_000_000L, CleanupPolicy.COMPACT)),
+        new CreateStream(originA(5_000), "analytics", "scratch", StreamConfig.standard(1)),
+        new DeleteStream(originA(6_000), "analytics", "scratch"),
+        commit1(originA(7_000)),
+        new CommitWal(
+            originB(8_000),
+            OBJECT_2,
+            START + 7_500,
+            2_000L,
+            List.of(
+                new ChunkCommit(
+                    1L,
+                    0,
+                    List.of(
+                        // Producer 7 continues at sequence 5, then retries its first batch.
+                        new BatchCommit(0L, 90, 1, START + 7_100, 7L, (short) 0, 5),
+                        new BatchCommit(90L, 100, 3, START + 6_100, 7L, (short) 0, 0))),
+                new ChunkCommit(
+                    1L,
+                    2,
+                    List.of(
+                        // Not byte-adjacent: two index entries.
+                        new BatchCommit(500L, 70, 2, START + 7_200, 8L, (short) 2, 0),
+                        new BatchCommit(700L, 61, 1, START + 7_300, 8L, (short) 2, 2))),
+                // The deleted stream: UNKNOWN_PARTITION, nothing appended.
+                new ChunkCommit(
+                    3L,
+                    0,
+                    List.of(new BatchCommit(1_000L, 61, 1, START + 7_400, -1L, (short) -1, -1))))));
+  }
+
+  static MetaStateMachine snapshotState() {
+    MetaStateMachine m = new MetaStateMachine(MetaSettings.defaults());
+    long index = 0;
+    for (Command c : snapshotCommands()) {
+      Outcome o = m.apply(++index, c);
+      if (o instanceof Outcome.Rejected r) {
+        // The fixture is meant to succeed throughout; a rejection means it no longer builds the
+        // state the golden file describes.
+        throw new IllegalStateException("fixture command rejected index=" + index + " " + r);
+      }
+    }
+    return m;
+  }
+
+  // ---- frames (test-only container, see the class comment)
+
+  static byte[] frame(Stream<byte[]> payloads) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    payloads.forEach(
+        p -> {
+          out.writeBytes(ByteBuffer.allocate(4).putInt(p.length).array());
+          out.writeBytes(p);
+        });
+    return out.toByteArray();
+  }
+
+  static List<byte[]> unframe(byte[] file) {
+    ByteBuffer buf = ByteBuffer.wrap(file);
+    List<byte[]> out = new ArrayList<>();
+    while (buf.hasRemaining()) {
+      if (buf.remaining() < 4) {
+        throw new CorruptionException("golden frame: truncated length position=" + buf.position());
+      }
+      int len = buf.getInt();
+      if (len < 0 || len > buf.remaining()) {
+        throw new CorruptionException(
+            "golden frame: bad length length=" + len + " position=" + buf.position());
+      }
+      byte[] p = new byte[len];
+      buf.get(p);
+      out.add(p);
+    }
+    return out;
+  }
+}
