@@ -9,12 +9,15 @@ import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.StoreContext;
+import dev.loam.store.ObjectStores;
 import dev.loam.store.fs.FileSystemObjectStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -118,6 +121,7 @@ public final class LoamNode implements AutoCloseable {
     private String nodeId;
     private Path dataDir;
     private ObjectStore store;
+    private String storeUri;
     private Metastore metastore;
     private InstantSource clock;
     private RandomGenerator random;
@@ -138,6 +142,16 @@ public final class LoamNode implements AutoCloseable {
     /** The embedded default's directory for objects and the metastore. */
     public Builder dataDir(Path dir) {
       this.dataDir = dir;
+      return this;
+    }
+
+    /**
+     * Opens the object store named by a URI ({@code mem://}, {@code file:///path}, or a scheme of a
+     * storage module on the class path, see {@link dev.loam.store.ObjectStores}) instead of {@code
+     * <dataDir>/objects}; closed with the node.
+     */
+    public Builder storeUri(String uri) {
+      this.storeUri = uri;
       return this;
     }
 
@@ -189,7 +203,10 @@ public final class LoamNode implements AutoCloseable {
       if (nodeId == null || !NODE_ID.matcher(nodeId).matches()) {
         throw new LoamException(Kind.INVALID, "invalid node id nodeId=" + nodeId);
       }
-      if ((store == null || metastore == null) && dataDir == null) {
+      if (store != null && storeUri != null) {
+        throw new LoamException(Kind.INVALID, "give either an object store or a store URI");
+      }
+      if (((store == null && storeUri == null) || metastore == null) && dataDir == null) {
         throw new LoamException(
             Kind.INVALID, "a data directory is needed unless both store and metastore are given");
       }
@@ -207,7 +224,10 @@ public final class LoamNode implements AutoCloseable {
         if (os == null) {
           ExecutorService io = SystemDrivers.ioPool("loam-" + nodeId + "-io", 4);
           owned.add(io::shutdownNow);
-          os = new FileSystemObjectStore(dataDir.resolve("objects"), io, c);
+          os =
+              storeUri != null
+                  ? ObjectStores.open(storeUri, new StoreContext(c, io, Map.of()))
+                  : new FileSystemObjectStore(dataDir.resolve("objects"), io, c);
           owned.add(os);
         }
         Metastore m = metastore;

@@ -37,6 +37,7 @@ public final class Demo {
   /** Parsed command-line options of the demo. */
   record Options(
       Path dataDir,
+      String storeUri,
       int records,
       int partitions,
       long flushMillis,
@@ -45,6 +46,7 @@ public final class Demo {
       int valueBytes) {
     static Options parse(String[] args) {
       Path dir = Path.of("loam-data");
+      String store = null;
       int records = 100_000;
       int partitions = 3;
       long flush = 250;
@@ -56,6 +58,7 @@ public final class Demo {
         String v = i + 1 < args.length ? args[i + 1] : null;
         switch (a) {
           case "--data-dir" -> dir = Path.of(need(a, v));
+          case "--store" -> store = need(a, v);
           case "--records" -> records = Integer.parseInt(need(a, v));
           case "--partitions" -> partitions = Integer.parseInt(need(a, v));
           case "--flush-ms" -> flush = Long.parseLong(need(a, v));
@@ -69,7 +72,7 @@ public final class Demo {
       if (records < 0 || partitions < 1 || flush < 1 || perAppend < 1 || inFlight < 1) {
         throw new IllegalArgumentException("options must be positive");
       }
-      return new Options(dir, records, partitions, flush, perAppend, inFlight, valueBytes);
+      return new Options(dir, store, records, partitions, flush, perAppend, inFlight, valueBytes);
     }
 
     private static String need(String flag, String v) {
@@ -86,15 +89,25 @@ public final class Demo {
     NodeSettings settings =
         NodeSettings.defaults().withFlushInterval(Duration.ofMillis(o.flushMillis()));
     try (LoamNode node =
-        LoamNode.builder().nodeId("demo-node").dataDir(o.dataDir()).settings(settings).start()) {
+        LoamNode.builder()
+            .nodeId("demo-node")
+            .dataDir(o.dataDir())
+            .storeUri(o.storeUri())
+            .settings(settings)
+            .start()) {
       Log log = node.log();
       StreamDescription d = ensureStream(log, o.partitions());
       int partitions = d.spec().partitions();
       long before = d.partitions().stream().mapToLong(p -> p.highWatermark()).sum();
       String run = Long.toString(System.currentTimeMillis(), 36);
       System.out.printf(
-          "loam demo: data-dir=%s stream=demo/events partitions=%d records-before=%d flush=%dms%n",
-          o.dataDir().toAbsolutePath(), partitions, before, o.flushMillis());
+          "loam demo: data-dir=%s store=%s stream=demo/events partitions=%d records-before=%d"
+              + " flush=%dms%n",
+          o.dataDir().toAbsolutePath(),
+          o.storeUri() == null ? o.dataDir().resolve("objects").toUri() : o.storeUri(),
+          partitions,
+          before,
+          o.flushMillis());
 
       long[] latencies = new long[(o.records() + o.recordsPerAppend() - 1) / o.recordsPerAppend()];
       long appendStart = System.nanoTime();

@@ -36,9 +36,12 @@ public final class LoamCli {
 
   private static void usage() {
     System.err.println(
-        "usage: loam demo [--data-dir DIR] [--records N] [--partitions P] [--flush-ms MS]\n"
+        "usage: loam demo [--data-dir DIR] [--store URI] [--records N] [--partitions P]\n"
+            + "                 [--flush-ms MS]\n"
             + "                 [--records-per-append N] [--in-flight N] [--value-bytes N]\n"
             + "  Starts an embedded node on DIR (default ./loam-data), appends N records (default\n"
-            + "  100000) to demo/events, reads every partition back and checks it.");
+            + "  100000) to demo/events, reads every partition back and checks it. --store puts\n"
+            + "  objects elsewhere: mem://, file:///path, s3://, azblob://, gs:// (the metastore\n"
+            + "  stays in DIR/meta).");
   }
 }
