@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 
@@ -48,6 +49,7 @@ public final class LoamNode implements AutoCloseable {
   private final NodeRuntime runtime;
   private final List<AutoCloseable> owned;
   private final Duration closeTimeout;
+  private final AtomicBoolean stopping = new AtomicBoolean();
 
   private LoamNode(NodeRuntime runtime, List<AutoCloseable> owned, Duration closeTimeout) {
     this.runtime = runtime;
@@ -84,13 +86,18 @@ public final class LoamNode implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (!stopping.compareAndSet(false, true)) {
+      return;
+    }
     try {
       runtime.drain().get(closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      // The verdicts reached the appenders through their own futures.
+      // The verdicts reached the appenders through their own futures; what is left after the
+      // timeout is failed by stop().
     }
+    runtime.stop();
     closeOwned();
   }
 
@@ -99,7 +106,10 @@ public final class LoamNode implements AutoCloseable {
    * UNAVAILABLE (they were never acknowledged). For tests of durability.
    */
   public void crash() {
-    runtime.abandon();
+    if (!stopping.compareAndSet(false, true)) {
+      return;
+    }
+    runtime.stop();
     closeOwned();
   }
 
@@ -217,7 +227,8 @@ public final class LoamNode implements AutoCloseable {
         ScheduledExecutorService s = scheduler;
         if (s == null) {
           ScheduledExecutorService created = SystemDrivers.scheduler("loam-" + nodeId);
-          owned.add(created::shutdownNow);
+          // shutdown, not shutdownNow: steps already queued complete their callers' futures.
+          owned.add(created::shutdown);
           s = created;
         }
         ObjectStore os = store;

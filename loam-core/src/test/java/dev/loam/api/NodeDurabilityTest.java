@@ -70,6 +70,38 @@ class NodeDurabilityTest {
   }
 
   @Test
+  void aCrashCompletesEveryPendingAppendAndEndsLongPolls() throws Exception {
+    LoamNode node = open(Duration.ofMillis(5));
+    node.log().createNamespace("ns").join();
+    node.log().createStream("ns", "s", StreamSpec.standard(2)).join();
+    CompletableFuture<FetchResult> poll =
+        node.log().fetch("ns", "s", 1, 0, 1024, Duration.ofSeconds(60));
+    List<CompletableFuture<AppendResult>> pending = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      pending.add(
+          node.log().append("ns", "s", List.of(AppendRecord.of("k", "v" + i).toPartition(0))));
+    }
+    node.crash();
+    for (CompletableFuture<AppendResult> f : pending) {
+      try {
+        f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        // Never acknowledged: either definitely not written, or written with unknown outcome.
+        assertThat(((dev.loam.error.LoamException) e.getCause()).kind())
+            .isIn(Kind.UNAVAILABLE, Kind.OUTCOME_UNKNOWN);
+      }
+    }
+    try {
+      poll.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      assertThat(e.getCause()).isNotNull();
+    }
+    long t0 = System.nanoTime();
+    node.close(); // already stopped: returns at once
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
   void closeFlushesBufferedAppendsAndAReopenReadsThem() throws Exception {
     CompletableFuture<AppendResult> pending;
     try (LoamNode node = open(Duration.ofSeconds(30))) {

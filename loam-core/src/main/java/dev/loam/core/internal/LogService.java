@@ -483,7 +483,18 @@ public final class LogService implements Log {
                     + " partitions="
                     + s.config().partitions());
           }
-          PartitionInfo pi = r.partition(s.id(), q.partition()).orElseThrow();
+          PartitionInfo pi =
+              r.partition(s.id(), q.partition())
+                  .orElseThrow(
+                      () ->
+                          new LoamException(
+                              Kind.NOT_FOUND,
+                              "partition not found stream="
+                                  + q.namespace()
+                                  + "/"
+                                  + q.stream()
+                                  + " partition="
+                                  + q.partition()));
           List<IndexEntry> entries =
               q.offset() < pi.highWatermark() && q.offset() >= pi.logStartOffset()
                   ? r.indexEntries(s.id(), q.partition(), q.offset(), MAX_ENTRIES_PER_FETCH)
@@ -524,7 +535,7 @@ public final class LogService implements Log {
               .map(PartitionInfo::highWatermark)
               .orElse(b.highWatermark());
       if (hwNow > q.offset()) {
-        woken.complete(null);
+        watch.release(v.stream().id(), q.partition(), woken);
       }
       return woken.thenComposeAsync(x -> fetchOnce(q), scheduler);
     }

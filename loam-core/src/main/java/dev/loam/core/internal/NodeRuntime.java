@@ -37,6 +37,7 @@ public final class NodeRuntime {
   private final TailCache tailCache;
   private final WriterStats stats = new WriterStats();
   private final LogService log;
+  private volatile boolean stopped;
 
   private NodeRuntime(
       String nodeId,
@@ -52,7 +53,14 @@ public final class NodeRuntime {
     this.meta = meta;
     this.tailCache = new TailCache(settings.tailCacheBytes());
     this.watch = new PartitionWatch(settings.maxWaitingFetches(), scheduler);
-    meta.addApplyListener(watch);
+    // The metastore cannot forget a listener, so register a forwarder that goes quiet when this
+    // node stops: a restarted node on a shared metastore leaves only this small object behind.
+    meta.addApplyListener(
+        (index, command, outcome) -> {
+          if (!stopped) {
+            watch.onApplied(index, command, outcome);
+          }
+        });
     UlidGenerator ulids = new UlidGenerator(random);
     for (DurabilityClass c : List.of(DurabilityClass.STANDARD, DurabilityClass.EXPRESS)) {
       Duration interval =
@@ -162,13 +170,17 @@ public final class NodeRuntime {
       w.closeForAppends();
       fs.add(w.flush());
     }
-    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new))
-        .whenComplete((v, e) -> watch.wakeEveryone());
+    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
   }
 
-  /** Drops everything buffered as a crash would (tests); acknowledged appends stay durable. */
-  public void abandon() {
+  /**
+   * Stops: fails whatever is still buffered or in flight (UNAVAILABLE, or CommitUnknown for objects
+   * in flight), ends every long-poll, and detaches from the metastore. After a complete {@link
+   * #drain()} there is nothing left to fail. Acknowledged appends stay durable.
+   */
+  public void stop() {
+    stopped = true;
     writers.values().forEach(WalWriter::abandon);
-    watch.wakeEveryone();
+    watch.close();
   }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +28,7 @@ final class PartitionWatch implements ApplyListener {
 
   private final Map<Key, List<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
   private final AtomicInteger count = new AtomicInteger();
+  private volatile boolean closed;
   private final int maxWaiters;
   private final ScheduledExecutorService scheduler;
   private final Executor executor;
@@ -43,6 +45,10 @@ final class PartitionWatch implements ApplyListener {
    * with a commit applied just before.
    */
   CompletableFuture<Void> await(long streamId, int partition, long timeoutNanos) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new LoamException(Kind.UNAVAILABLE, "node is closing; long-poll ended"));
+    }
     if (count.incrementAndGet() > maxWaiters) {
       count.decrementAndGet();
       return CompletableFuture.failedFuture(
@@ -61,6 +67,11 @@ final class PartitionWatch implements ApplyListener {
     var timer = scheduler.schedule(() -> wake(k, f), timeoutNanos, TimeUnit.NANOSECONDS);
     f.whenComplete((v, e) -> timer.cancel(false));
     return f;
+  }
+
+  /** Completes one waiter now and forgets it (the caller saw new records itself). */
+  void release(long streamId, int partition, CompletableFuture<Void> f) {
+    wake(new Key(streamId, partition), f);
   }
 
   private void wake(Key k, CompletableFuture<Void> f) {
@@ -83,16 +94,24 @@ final class PartitionWatch implements ApplyListener {
     if (list == null) {
       return;
     }
-    List<CompletableFuture<Void>> copy;
-    synchronized (list) {
-      copy = List.copyOf(list);
-    }
+    // The list is no longer reachable from the map, so nobody else changes it now.
+    List<CompletableFuture<Void>> copy = List.copyOf(list);
     count.addAndGet(-copy.size());
-    executor.execute(() -> copy.forEach(f -> f.complete(null)));
+    try {
+      executor.execute(() -> copy.forEach(f -> f.complete(null)));
+    } catch (RejectedExecutionException e) {
+      // The node is stopping: complete here rather than leave the waiters hanging.
+      copy.forEach(f -> f.complete(null));
+    }
   }
 
-  /** Completes every waiter now (node closing). */
-  void wakeEveryone() {
+  /** Ends every long-poll now and refuses new ones (node closing). */
+  void close() {
+    closed = true;
+    wakeEveryone();
+  }
+
+  private void wakeEveryone() {
     for (Key k : List.copyOf(waiters.keySet())) {
       wakeAll(k.streamId(), k.partition());
     }
@@ -100,6 +119,9 @@ final class PartitionWatch implements ApplyListener {
 
   @Override
   public void onApplied(long index, Command command, Outcome outcome) {
+    if (closed) {
+      return;
+    }
     if (command instanceof CommitWal c && outcome instanceof Outcome.WalCommitted wc) {
       if (wc.deduplicated()) {
         return;

@@ -220,8 +220,10 @@ final class WalWriter {
   }
 
   /**
-   * Fails everything not yet handed to the store with UNAVAILABLE, as a crash would lose it (used
-   * by tests that simulate a crash; acknowledged appends are unaffected by definition).
+   * Stops as a crash would (or a close whose flush timed out): everything not yet handed to the
+   * store fails with UNAVAILABLE (never written, so never committed); objects in flight fail with
+   * {@link CommitUnknownException}, since their commit may still land. Acknowledged appends are
+   * unaffected by definition. Completing a future twice is harmless: the first verdict wins.
    */
   synchronized void abandon() {
     closed = true;
@@ -234,7 +236,18 @@ final class WalWriter {
       if (b.timer != null) {
         b.timer.cancel(false);
       }
-      b.slots.forEach(s -> s.owner().future.completeExceptionally(e));
+      bufferedBytes -= b.bytes;
+      failAll(b, e);
+    }
+    for (Flight f : inFlight) {
+      failAll(
+          f.buffer,
+          new CommitUnknownException(
+              "node stopped while a WAL object was in flight node="
+                  + nodeId
+                  + " object="
+                  + (f.key == null ? "(not yet named)" : f.key),
+              null));
     }
   }
 

@@ -35,6 +35,9 @@ public final class SystemDrivers {
   public static ScheduledThreadPoolExecutor scheduler(String name) {
     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, daemonFactory(name));
     s.setRemoveOnCancelPolicy(true);
+    // On shutdown, queued steps still run (they complete callers' futures) but timers do not.
+    s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    s.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
     return s;
   }
 
