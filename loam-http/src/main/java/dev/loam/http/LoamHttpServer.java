@@ -1,0 +1,294 @@
+package dev.loam.http;
+
+import dev.loam.api.LoamNode;
+import dev.loam.api.Log;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.http.internal.Api;
+import dev.loam.http.internal.BodyAggregator;
+import dev.loam.http.internal.HttpMetrics;
+import dev.loam.http.internal.RequestHandler;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The native HTTP API of a Loam node (docs/http-api.md), on Netty. A fixed, small set of event-loop
+ * threads serves every connection: handlers call the asynchronous {@link Log} API and write the
+ * response when its future completes, so a long-poll is a pending future and ten thousand waiting
+ * consumers cost memory, not threads.
+ *
+ * <pre>{@code
+ * try (LoamHttpServer http = LoamHttpServer.builder().node(node).port(8080).start()) {
+ *   System.out.println("serving on port " + http.port());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. {@link #close} stops accepting, lets in-flight produce requests finish (bounded
+ * by the close timeout), answers waiting fetches with 503 and closes every connection. It does not
+ * close the node.
+ */
+public final class LoamHttpServer implements AutoCloseable {
+  private final EventLoopGroup group;
+  private final Channel serverChannel;
+  private final ChannelGroup channels;
+  private final HttpMetrics metrics;
+  private final Set<RequestHandler.Exchange> inFlight = ConcurrentHashMap.newKeySet();
+  private final Duration closeTimeout;
+  private volatile boolean closing;
+
+  private LoamHttpServer(Builder b, Log log) {
+    this.metrics = new HttpMetrics();
+    this.closeTimeout = b.closeTimeout;
+    Api api =
+        new Api(
+            log,
+            b.node,
+            metrics,
+            new Api.Limits(
+                b.maxRequestBytes,
+                b.maxLongPolls,
+                b.maxFetchBytes,
+                Math.min(b.maxFetchBytes, 1 << 20),
+                b.maxFetchWait.toMillis(),
+                b.requestTimeout.toMillis()));
+    RequestHandler.ServerState state =
+        new RequestHandler.ServerState() {
+          @Override
+          public Api api() {
+            return api;
+          }
+
+          @Override
+          public HttpMetrics metrics() {
+            return metrics;
+          }
+
+          @Override
+          public boolean closing() {
+            return closing;
+          }
+
+          @Override
+          public void track(RequestHandler.Exchange e) {
+            inFlight.add(e);
+          }
+
+          @Override
+          public void untrack(RequestHandler.Exchange e) {
+            inFlight.remove(e);
+          }
+        };
+    this.group = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory("loam-http", true));
+    this.channels = new DefaultChannelGroup("loam-http", GlobalEventExecutor.INSTANCE);
+    int maxBody = b.maxRequestBytes;
+    try {
+      ServerBootstrap boot =
+          new ServerBootstrap()
+              .group(group)
+              .channel(NioServerSocketChannel.class)
+              .option(ChannelOption.SO_BACKLOG, 1024)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      channels.add(ch);
+                      ch.pipeline()
+                          .addLast("codec", new HttpServerCodec())
+                          .addLast("aggregator", new BodyAggregator(maxBody, metrics))
+                          .addLast("api", new RequestHandler(state));
+                    }
+                  });
+      this.serverChannel = boot.bind(b.host, b.port).syncUninterruptibly().channel();
+    } catch (RuntimeException e) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw new LoamException(
+          Kind.UNAVAILABLE,
+          "cannot bind the HTTP server host=" + b.host + " port=" + b.port + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The bound port (the ephemeral one when the builder asked for port 0). */
+  public int port() {
+    return address().getPort();
+  }
+
+  /** The bound address. */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  /** Fetches currently waiting for records or a consistency token. */
+  public int longPollsInFlight() {
+    return metrics.longPollsInFlight();
+  }
+
+  /** Open client connections. */
+  public int connections() {
+    return metrics.connections();
+  }
+
+  @Override
+  public void close() {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    serverChannel.close().awaitUninterruptibly();
+    // Produce requests finish (the node acknowledges or fails them within its flush interval);
+    // everything else still waiting (long-polls) is answered 503 now.
+    List<RequestHandler.Exchange> pending = List.copyOf(inFlight);
+    List<CompletableFuture<Void>> writes =
+        pending.stream()
+            .filter(RequestHandler.Exchange::isWrite)
+            .map(RequestHandler.Exchange::written)
+            .toList();
+    pending.stream().filter(e -> !e.isWrite()).forEach(RequestHandler.Exchange::abortAsync);
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+          .get(closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // Timed out: the connections close below and those clients see the outcome as unknown.
+    }
+    channels.close().awaitUninterruptibly(closeTimeout.toMillis());
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  /** Configures a server; {@link #start()} binds it. */
+  public static final class Builder {
+    private LoamNode node;
+    private Log log;
+    private String host = "127.0.0.1";
+    private int port = 8080;
+    private int ioThreads = Math.min(4, Math.max(1, Runtime.getRuntime().availableProcessors()));
+    private int maxRequestBytes = 16 << 20;
+    private int maxLongPolls = 10_000;
+    private int maxFetchBytes = 8 << 20;
+    private Duration maxFetchWait = Duration.ofSeconds(30);
+    private Duration requestTimeout = Duration.ofSeconds(90);
+    private Duration closeTimeout = Duration.ofSeconds(30);
+
+    private Builder() {}
+
+    /** Serves this node's log; health reports its id and epoch and metrics its writer counters. */
+    public Builder node(LoamNode n) {
+      this.node = Objects.requireNonNull(n, "node");
+      this.log = n.log();
+      return this;
+    }
+
+    /** Serves a bare log (no node identity or writer counters in health and metrics). */
+    public Builder log(Log l) {
+      this.log = Objects.requireNonNull(l, "log");
+      return this;
+    }
+
+    /** The address to bind (default 127.0.0.1; "0.0.0.0" for every interface). */
+    public Builder host(String h) {
+      this.host = Objects.requireNonNull(h, "host");
+      return this;
+    }
+
+    /** The port to bind (default 8080); 0 picks an ephemeral port, see {@link #port()}. */
+    public Builder port(int p) {
+      this.port = p;
+      return this;
+    }
+
+    /** Event-loop threads serving every connection (default min(4, cores)). */
+    public Builder ioThreads(int n) {
+      this.ioThreads = n;
+      return this;
+    }
+
+    /** Largest request body accepted; larger ones are answered 413 (default 16 MiB). */
+    public Builder maxRequestBytes(int n) {
+      this.maxRequestBytes = n;
+      return this;
+    }
+
+    /** Fetches that may wait at once; more are answered 503 (default 10,000). */
+    public Builder maxLongPolls(int n) {
+      this.maxLongPolls = n;
+      return this;
+    }
+
+    /** Largest {@code max_bytes} a fetch may ask for (default 8 MiB; default asked 1 MiB). */
+    public Builder maxFetchBytes(int n) {
+      this.maxFetchBytes = n;
+      return this;
+    }
+
+    /** Longest {@code max_wait_ms} a fetch may ask for (default 30 s). */
+    public Builder maxFetchWait(Duration d) {
+      this.maxFetchWait = Objects.requireNonNull(d, "maxFetchWait");
+      return this;
+    }
+
+    /**
+     * How long a request may take beyond its own wait before the server answers 503 (reads) or 504
+     * (produce: outcome unknown). Default 90 s, above the writer's 60 s commit budget.
+     */
+    public Builder requestTimeout(Duration d) {
+      this.requestTimeout = Objects.requireNonNull(d, "requestTimeout");
+      return this;
+    }
+
+    /** How long {@link #close} waits for in-flight produce requests (default 30 s). */
+    public Builder closeTimeout(Duration d) {
+      this.closeTimeout = Objects.requireNonNull(d, "closeTimeout");
+      return this;
+    }
+
+    /** Binds and starts serving. INVALID for bad settings, UNAVAILABLE if the port is taken. */
+    public LoamHttpServer start() {
+      if (log == null) {
+        throw new LoamException(Kind.INVALID, "give the server a node or a log");
+      }
+      require(port >= 0 && port <= 65535, "port", port);
+      require(ioThreads >= 1 && ioThreads <= 256, "ioThreads", ioThreads);
+      require(maxRequestBytes >= 1024, "maxRequestBytes", maxRequestBytes);
+      require(maxLongPolls >= 1, "maxLongPolls", maxLongPolls);
+      require(maxFetchBytes >= 1, "maxFetchBytes", maxFetchBytes);
+      require(!maxFetchWait.isNegative(), "maxFetchWait", maxFetchWait);
+      require(
+          !requestTimeout.isNegative() && !requestTimeout.isZero(),
+          "requestTimeout",
+          requestTimeout);
+      require(!closeTimeout.isNegative(), "closeTimeout", closeTimeout);
+      return new LoamHttpServer(this, log);
+    }
+
+    private static void require(boolean ok, String name, Object value) {
+      if (!ok) {
+        throw new LoamException(Kind.INVALID, "invalid HTTP server setting " + name + "=" + value);
+      }
+    }
+  }
+}

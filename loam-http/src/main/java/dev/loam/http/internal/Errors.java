@@ -1,0 +1,116 @@
+package dev.loam.http.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loam.api.OffsetOutOfRangeException;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns any failure into an RFC 9457 problem document (docs/http-api.md "Errors"). The body never
+ * carries a stack trace; unexpected exceptions are logged here and answered as {@code internal}.
+ */
+public final class Errors {
+  private static final Logger LOG = LoggerFactory.getLogger(Errors.class);
+
+  /** Seconds a client should wait before retrying an UNAVAILABLE answer. */
+  static final String RETRY_AFTER_SECONDS = "1";
+
+  private Errors() {}
+
+  /** The HTTP status for each Loam error kind. */
+  public static HttpResponseStatus statusOf(Kind kind) {
+    return switch (kind) {
+      case INVALID -> HttpResponseStatus.BAD_REQUEST;
+      case NOT_FOUND -> HttpResponseStatus.NOT_FOUND;
+      // A replaced producer or node epoch: the request conflicts with the current owner of the
+      // identity, as a stale lease does (issue 6 maps both to 409).
+      case CONFLICT, FENCED -> HttpResponseStatus.CONFLICT;
+      case UNAVAILABLE -> HttpResponseStatus.SERVICE_UNAVAILABLE;
+      // The gateway could not learn the outcome in time: 504, never 500, so clients can tell
+      // "maybe appended" (read to find out) from "failed".
+      case OUTCOME_UNKNOWN -> HttpResponseStatus.GATEWAY_TIMEOUT;
+      case CORRUPTION, INTERNAL -> HttpResponseStatus.INTERNAL_SERVER_ERROR;
+    };
+  }
+
+  /** The stable error code of a kind: its lower-case name. */
+  public static String codeOf(Kind kind) {
+    return kind.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Strips the wrappers a future adds. */
+  public static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /** The problem reply for a failure of any type. */
+  public static HttpReply toReply(Throwable failure) {
+    return toReply(toApi(unwrap(failure)));
+  }
+
+  /** Translates a failure to an {@link ApiException}; unexpected ones are logged. */
+  public static ApiException toApi(Throwable t) {
+    t = unwrap(t);
+    if (t instanceof ApiException a) {
+      return a;
+    }
+    if (t instanceof OffsetOutOfRangeException o) {
+      // Issue 6: 416 naming the valid range, in the message and as members.
+      Map<String, Object> extra = new LinkedHashMap<>();
+      extra.put("log_start_offset", o.logStartOffset());
+      extra.put("high_watermark", o.highWatermark());
+      return new ApiException(
+          HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
+          "offset_out_of_range",
+          Kind.INVALID,
+          o.getMessage(),
+          extra);
+    }
+    if (t instanceof LoamException e) {
+      if (e.kind() == Kind.CORRUPTION || e.kind() == Kind.INTERNAL) {
+        LOG.error("request failed kind={}", e.kind(), e);
+      }
+      return new ApiException(statusOf(e.kind()), codeOf(e.kind()), e.kind(), e.getMessage());
+    }
+    LOG.error("unexpected failure while serving a request", t);
+    return new ApiException(
+        HttpResponseStatus.INTERNAL_SERVER_ERROR,
+        "internal",
+        Kind.INTERNAL,
+        "internal error (" + t.getClass().getSimpleName() + "); see the server log");
+  }
+
+  /** The problem document and headers for an API error. */
+  public static HttpReply toReply(ApiException a) {
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("type", "urn:loam:problem:" + a.code());
+    body.put("title", a.status().reasonPhrase());
+    body.put("status", a.status().code());
+    body.put("detail", a.getMessage());
+    body.put("code", a.code());
+    ObjectNode err = body.putObject("error");
+    err.put("kind", a.kind().name());
+    err.put("message", a.getMessage());
+    a.extra().forEach((k, v) -> body.set(k, Json.MAPPER.valueToTree(v)));
+    Map<String, String> headers = new LinkedHashMap<>();
+    if (a.status().equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
+        || a.status().equals(HttpResponseStatus.TOO_MANY_REQUESTS)) {
+      headers.put("Retry-After", RETRY_AFTER_SECONDS);
+    }
+    if (a.extra().get("allow") instanceof String allow) {
+      headers.put("Allow", allow);
+    }
+    return new HttpReply(a.status(), HttpReply.PROBLEM_JSON, Json.bytes(body), headers);
+  }
+}
