@@ -42,6 +42,8 @@ public final class LoamCli {
             + "  Starts an embedded node on DIR (default ./loam-data), appends N records (default\n"
             + "  100000) to demo/events, reads every partition back and checks it. --store puts\n"
             + "  objects elsewhere: mem://, file:///path, s3://, azblob://, gs:// (the metastore\n"
-            + "  stays in DIR/meta).");
+            + "  stays in DIR/meta).\n"
+            + "       loam server [--data-dir DIR] [--port N] [--node-id ID] [--store URI]\n"
+            + "  Serves the native HTTP API (docs/http-api.md) on the embedded default.");
   }
 }
