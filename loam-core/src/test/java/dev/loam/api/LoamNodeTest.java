@@ -181,6 +181,17 @@ class LoamNodeTest {
   }
 
   @Test
+  void aTokenThisNodeNeverReachesFailsAfterTheWait() {
+    log.createStream("ns", "s", StreamSpec.standard(1)).join();
+    LoamException e =
+        failure(
+            log.fetch(
+                "ns", "s", 0, 0, 1024, Duration.ofMillis(50), OptionalLong.of(1_000_000_000L)));
+    assertThat(e.kind()).isEqualTo(Kind.UNAVAILABLE);
+    assertThat(e.getMessage()).contains("token=1000000000");
+  }
+
+  @Test
   void idempotentRetryReturnsTheOriginalOffsets() throws Exception {
     log.createStream("ns", "s", StreamSpec.standard(2)).join();
     List<AppendRecord> recs =

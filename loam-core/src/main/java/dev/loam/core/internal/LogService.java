@@ -450,8 +450,37 @@ public final class LogService implements Log {
     long deadline = clock.millis() + wait;
     FetchRequest req = new FetchRequest(namespace, stream, partition, offset, maxBytes, deadline);
     if (consistencyToken.isPresent()) {
-      return meta.awaitApplied(consistencyToken.getAsLong())
-          .thenComposeAsync(v -> fetchOnce(req), scheduler);
+      long token = consistencyToken.getAsLong();
+      CompletableFuture<Void> applied = meta.awaitApplied(token);
+      if (!applied.isDone()) {
+        // A token this replica never reaches (a bogus one, or a lagging replica) must not hold
+        // the caller past its wait.
+        CompletableFuture<Void> bounded = new CompletableFuture<>();
+        applied.whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                bounded.complete(null);
+              } else {
+                bounded.completeExceptionally(e);
+              }
+            });
+        var timer =
+            scheduler.schedule(
+                () ->
+                    bounded.completeExceptionally(
+                        new LoamException(
+                            Kind.UNAVAILABLE,
+                            "this node has not applied the consistency token within the wait"
+                                + " token="
+                                + token
+                                + " appliedIndex="
+                                + meta.appliedIndex())),
+                Math.max(wait, 1),
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+        bounded.whenComplete((v, e) -> timer.cancel(false));
+        applied = bounded;
+      }
+      return applied.thenComposeAsync(v -> fetchOnce(req), scheduler);
     }
     return fetchOnce(req);
   }
