@@ -15,6 +15,10 @@ public final class LoamCli {
     int code =
         switch (args[0]) {
           case "demo" -> runDemo(rest);
+          case "server" -> {
+            dev.loam.http.LoamServerMain.main(rest);
+            yield 0;
+          }
           default -> {
             System.err.println("unknown command " + args[0]);
             usage();
