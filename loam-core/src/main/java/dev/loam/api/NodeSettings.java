@@ -22,6 +22,17 @@ import java.util.Objects;
  * @param maxFetchWait the longest long-poll a fetch may ask for
  * @param maxWaitingFetches long-polls beyond this many fail UNAVAILABLE
  * @param retryBackoffInitial first delay before retrying a PUT or commit, doubled up to 1 s
+ * @param maintenanceInterval how often the node runs retention, the segmenter and GC (30 s)
+ * @param segmentThresholdBytes a partition is segmented once a run of its WAL-backed index entries
+ *     holds this many bytes (64 MiB)
+ * @param segmentMaxBytes the largest segment's data; also the segmenter's memory bound (256 MiB)
+ * @param segmentEntryMaxBytes index entries pointing into a segment cover at most this many bytes
+ *     (1 MiB), so a fetch reads a bounded range
+ * @param gcGracePeriod retired objects are deleted this long after retirement (10 min), so fetches
+ *     that read the index before a swap or trim still find their bytes
+ * @param orphanMinAge objects never referenced are deleted once their ULID time is this old (1 h);
+ *     must exceed the metastore's stale-commit window (15 min) so no late commit or swap can
+ *     reference a deleted object
  */
 public record NodeSettings(
     String advertisedAddress,
@@ -36,7 +47,13 @@ public record NodeSettings(
     long tailCacheBytes,
     Duration maxFetchWait,
     int maxWaitingFetches,
-    Duration retryBackoffInitial) {
+    Duration retryBackoffInitial,
+    Duration maintenanceInterval,
+    long segmentThresholdBytes,
+    long segmentMaxBytes,
+    int segmentEntryMaxBytes,
+    Duration gcGracePeriod,
+    Duration orphanMinAge) {
 
   public NodeSettings {
     Objects.requireNonNull(advertisedAddress, "advertisedAddress");
@@ -55,6 +72,15 @@ public record NodeSettings(
     require(positive(maxFetchWait), "maxFetchWait", maxFetchWait);
     require(maxWaitingFetches >= 1, "maxWaitingFetches", maxWaitingFetches);
     require(positive(retryBackoffInitial), "retryBackoffInitial", retryBackoffInitial);
+    require(positive(maintenanceInterval), "maintenanceInterval", maintenanceInterval);
+    require(segmentThresholdBytes >= 1, "segmentThresholdBytes", segmentThresholdBytes);
+    require(
+        segmentMaxBytes >= segmentThresholdBytes && segmentMaxBytes <= (1L << 30),
+        "segmentMaxBytes",
+        segmentMaxBytes);
+    require(segmentEntryMaxBytes >= 1024, "segmentEntryMaxBytes", segmentEntryMaxBytes);
+    require(gcGracePeriod != null && !gcGracePeriod.isNegative(), "gcGracePeriod", gcGracePeriod);
+    require(positive(orphanMinAge), "orphanMinAge", orphanMinAge);
   }
 
   /** The spec's defaults (DESIGN.md "Defaults from the spec"). */
@@ -72,7 +98,13 @@ public record NodeSettings(
         64L << 20,
         Duration.ofSeconds(60),
         100_000,
-        Duration.ofMillis(10));
+        Duration.ofMillis(10),
+        Duration.ofSeconds(30),
+        64L << 20,
+        256L << 20,
+        1 << 20,
+        Duration.ofMinutes(10),
+        Duration.ofHours(1));
   }
 
   /** These settings with both flush intervals set to {@code interval}. */
@@ -90,7 +122,13 @@ public record NodeSettings(
         tailCacheBytes,
         maxFetchWait,
         maxWaitingFetches,
-        retryBackoffInitial);
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge);
   }
 
   /** These settings with another commit budget. */
@@ -108,7 +146,13 @@ public record NodeSettings(
         tailCacheBytes,
         maxFetchWait,
         maxWaitingFetches,
-        retryBackoffInitial);
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge);
   }
 
   /** These settings with another tail-cache size (0 disables it). */
@@ -126,7 +170,13 @@ public record NodeSettings(
         bytes,
         maxFetchWait,
         maxWaitingFetches,
-        retryBackoffInitial);
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge);
   }
 
   private static boolean positive(Duration d) {

@@ -3,6 +3,7 @@ package dev.loam.meta;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.RetiredObject;
 import dev.loam.meta.command.StreamInfo;
 import java.util.List;
 import java.util.Optional;
@@ -49,4 +50,19 @@ public interface MetaReader {
    * none (Kafka's ListOffsets by timestamp, refined by the reader within the entry).
    */
   Optional<IndexEntry> entryForTimestamp(long streamId, int partition, long timestampMillis);
+
+  /**
+   * How many index entries reference {@code objectKey} (WAL object or segment); 0 for an object
+   * that is retired, deleted, or was never committed.
+   */
+  int objectRefs(String objectKey);
+
+  /** The object's retired record, if it is retired and its deletion not yet confirmed. */
+  Optional<RetiredObject> retired(String objectKey);
+
+  /** Up to {@code maxObjects} retired objects, oldest retirement first (the GC's work order). */
+  List<RetiredObject> retiredObjects(int maxObjects);
+
+  /** How many objects are retired and not yet confirmed deleted. */
+  int retiredCount();
 }

@@ -610,4 +610,275 @@ public abstract class MetastoreContractTest {
             e -> assertThat(e.kind()).isEqualTo(LoamException.Kind.UNAVAILABLE));
     assertThat(never).isCompletedExceptionally();
   }
+
+  // ---- segments, retention and the object lifecycle (stream-engine.txt §5)
+
+  protected List<IndexEntry> entries(StreamInfo s, int p) {
+    return ms.read((MetaReader r) -> r.indexEntries(s.id(), p, 0, 1000));
+  }
+
+  protected int refs(String key) {
+    return ms.read((MetaReader r) -> r.objectRefs(key));
+  }
+
+  protected boolean retired(String key) {
+    return ms.read((MetaReader r) -> r.retired(key).isPresent());
+  }
+
+  protected dev.loam.meta.command.SwapSegment swap(
+      StreamInfo s, int p, List<IndexEntry> expected, String segmentKey, long time) {
+    long from = expected.get(0).baseOffset();
+    long to = expected.get(expected.size() - 1).endOffset();
+    List<dev.loam.meta.command.SwapSegment.SegmentEntry> es = new ArrayList<>();
+    long pos = 32;
+    for (IndexEntry e : expected) {
+      es.add(
+          new dev.loam.meta.command.SwapSegment.SegmentEntry(
+              e.recordCount(), pos, e.byteLength(), e.maxTimestamp()));
+      pos += e.byteLength();
+    }
+    return new dev.loam.meta.command.SwapSegment(
+        origin("n1", 1), s.id(), p, from, to, expected, segmentKey, time, pos + 100, es);
+  }
+
+  /** Two WAL objects: A holds p0's first entry, B holds p0's second and p1's only entry. */
+  protected StreamInfo twoObjects(String a, String b) {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "seg", 2);
+    apply(commit(a, clock.millis(), chunk(s, 0, batch(0, 100, 2, START_MILLIS))));
+    apply(
+        commit(
+            b,
+            clock.millis(),
+            chunk(s, 0, batch(0, 100, 3, START_MILLIS + 5)),
+            chunk(s, 1, batch(100, 80, 1, START_MILLIS))));
+    return s;
+  }
+
+  @Test
+  void swapReplacesEntriesRetiresUnreferencedObjectsAndIsIdempotent() {
+    StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
+    List<IndexEntry> before = entries(s, 0);
+    assertThat(before).hasSize(2);
+    dev.loam.meta.command.SwapSegment sw = swap(s, 0, before, "seg/1/0/0-x.seg", clock.millis());
+    assertThat(apply(sw)).isEqualTo(new Outcome.SegmentSwapped(false, 2));
+    List<IndexEntry> after = entries(s, 0);
+    assertThat(after)
+        .extracting(IndexEntry::baseOffset, IndexEntry::recordCount, IndexEntry::objectKey)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0L, 2, "seg/1/0/0-x.seg"),
+            org.assertj.core.groups.Tuple.tuple(2L, 3, "seg/1/0/0-x.seg"));
+    assertThat(after.get(1).maxTimestamp()).isEqualTo(START_MILLIS + 5);
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(5);
+    // A is referenced by nothing now; B still by partition 1.
+    assertThat(refs("wal/standard/n1/a.wal")).isZero();
+    assertThat(retired("wal/standard/n1/a.wal")).isTrue();
+    assertThat(refs("wal/standard/n1/b.wal")).isEqualTo(1);
+    assertThat(retired("wal/standard/n1/b.wal")).isFalse();
+    assertThat(refs("seg/1/0/0-x.seg")).isEqualTo(2);
+    // A retry (outcome unknown) is a deduplicated success and changes nothing.
+    assertThat(apply(sw)).isEqualTo(new Outcome.SegmentSwapped(true, 0));
+    assertThat(entries(s, 0)).isEqualTo(after);
+  }
+
+  @Test
+  void staleSwapIsRefusedByCompareAndSwap() {
+    StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
+    List<IndexEntry> before = entries(s, 0);
+    assertThat(apply(swap(s, 0, before, "seg/1/0/0-x.seg", clock.millis())))
+        .isInstanceOf(Outcome.SegmentSwapped.class);
+    // A second segmenter built from the old view: its expected entries are gone.
+    Outcome o = apply(swap(s, 0, before, "seg/1/0/0-y.seg", clock.millis()));
+    assertRejected(o, RejectReason.CONFLICT);
+    assertThat(refs("seg/1/0/0-y.seg")).isZero();
+    assertThat(entries(s, 0)).extracting(IndexEntry::objectKey).containsOnly("seg/1/0/0-x.seg");
+    // A subset that does not match the entries' boundaries is a conflict too.
+    List<IndexEntry> now = entries(s, 0);
+    IndexEntry fake = new IndexEntry(0, 5, "seg/1/0/0-x.seg", 32, 200, now.get(1).maxTimestamp());
+    assertRejected(
+        apply(swap(s, 0, List.of(fake), "seg/1/0/0-z.seg", clock.millis())), RejectReason.CONFLICT);
+  }
+
+  @Test
+  void swapIsFencedByNodeEpochAndSegmentAge() {
+    StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
+    List<IndexEntry> before = entries(s, 0);
+    long old = clock.millis();
+    clock.advance(Duration.ofMinutes(16));
+    assertRejected(apply(swap(s, 0, before, "seg/1/0/0-old.seg", old)), RejectReason.STALE_COMMIT);
+    register("n1", 2);
+    assertRejected(
+        apply(swap(s, 0, before, "seg/1/0/0-x.seg", clock.millis())),
+        RejectReason.STALE_NODE_EPOCH);
+    assertThat(entries(s, 0)).isEqualTo(before);
+  }
+
+  @Test
+  void invalidSwapsAreRefused() {
+    StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
+    List<IndexEntry> before = entries(s, 0);
+    dev.loam.meta.command.SwapSegment ok = swap(s, 0, before, "seg/1/0/0-x.seg", clock.millis());
+    // The new entries hold one record too few.
+    List<dev.loam.meta.command.SwapSegment.SegmentEntry> es = new ArrayList<>(ok.entries());
+    es.set(0, new dev.loam.meta.command.SwapSegment.SegmentEntry(1, 32, 100, 0));
+    assertRejected(
+        apply(
+            new dev.loam.meta.command.SwapSegment(
+                ok.origin(),
+                s.id(),
+                0,
+                0,
+                5,
+                before,
+                ok.segmentKey(),
+                clock.millis(),
+                ok.segmentSize(),
+                es)),
+        RejectReason.INVALID);
+    // Byte ranges outside the segment.
+    assertRejected(
+        apply(
+            new dev.loam.meta.command.SwapSegment(
+                ok.origin(),
+                s.id(),
+                0,
+                0,
+                5,
+                before,
+                ok.segmentKey(),
+                clock.millis(),
+                100,
+                ok.entries())),
+        RejectReason.INVALID);
+    assertRejected(
+        apply(
+            new dev.loam.meta.command.SwapSegment(
+                ok.origin(),
+                s.id(),
+                7,
+                0,
+                5,
+                before,
+                ok.segmentKey(),
+                clock.millis(),
+                ok.segmentSize(),
+                ok.entries())),
+        RejectReason.NOT_FOUND);
+    assertThat(entries(s, 0)).isEqualTo(before);
+  }
+
+  protected StreamInfo retentionStream(long retentionMillis, long retentionBytes) {
+    register("n1", 1);
+    Outcome o =
+        apply(
+            new CreateStream(
+                origin("n1", 1),
+                "default",
+                "ret",
+                new StreamConfig(
+                    1,
+                    DurabilityClass.STANDARD,
+                    retentionMillis,
+                    retentionBytes,
+                    StreamConfig.CleanupPolicy.DELETE)));
+    StreamInfo s = ((Outcome.StreamCreated) o).stream();
+    for (int i = 0; i < 4; i++) {
+      apply(
+          commit(
+              "wal/standard/n1/r" + i + ".wal",
+              clock.millis(),
+              chunk(s, 0, batch(0, 100, 2, clock.millis()))));
+      clock.advance(Duration.ofMinutes(1));
+    }
+    return s;
+  }
+
+  protected Outcome trim(StreamInfo s, long start, dev.loam.meta.command.TrimPartition.Reason r) {
+    return apply(new dev.loam.meta.command.TrimPartition(origin("n1", 1), s.id(), 0, start, r));
+  }
+
+  @Test
+  void timeRetentionTrimsOnlyExpiredWholeEntries() {
+    StreamInfo s = retentionStream(Duration.ofMinutes(2).toMillis(), -1);
+    var time = dev.loam.meta.command.TrimPartition.Reason.TIME;
+    // Now = start + 4 min: entries stamped start+0 and start+1 are older than 2 minutes.
+    assertRejected(trim(s, 6, time), RejectReason.INVALID); // entry 2 is inside retention
+    assertRejected(trim(s, 3, time), RejectReason.INVALID); // not an entry boundary
+    assertRejected(trim(s, 9, time), RejectReason.INVALID); // beyond the high watermark
+    assertRejected(
+        trim(s, 4, dev.loam.meta.command.TrimPartition.Reason.SIZE),
+        RejectReason.INVALID); // no size retention
+    assertThat(trim(s, 4, time)).isEqualTo(new Outcome.Trimmed(4, 2));
+    assertThat(partition(s, 0).logStartOffset()).isEqualTo(4);
+    assertThat(entries(s, 0)).extracting(IndexEntry::baseOffset).containsExactly(4L, 6L);
+    assertThat(retired("wal/standard/n1/r0.wal")).isTrue();
+    assertThat(retired("wal/standard/n1/r1.wal")).isTrue();
+    assertThat(refs("wal/standard/n1/r2.wal")).isEqualTo(1);
+    // Idempotent: an older or equal log start changes nothing.
+    assertThat(trim(s, 2, time)).isEqualTo(new Outcome.Trimmed(4, 0));
+    // Once everything is old enough, time retention may empty the partition.
+    clock.advance(Duration.ofMinutes(10));
+    apply(new RegisterNode(origin("n1", 1), "host:9092", 4, "az1")); // moves the metastore clock
+    assertThat(trim(s, 8, time)).isEqualTo(new Outcome.Trimmed(8, 2));
+    assertThat(entries(s, 0)).isEmpty();
+    assertThat(partition(s, 0).highWatermark()).isEqualTo(8);
+  }
+
+  @Test
+  void sizeRetentionKeepsAtLeastTheLimitAndTheNewestEntry() {
+    StreamInfo s = retentionStream(-1, 150);
+    var size = dev.loam.meta.command.TrimPartition.Reason.SIZE;
+    // 4 entries of 100 bytes: dropping 2 keeps 200 >= 150; dropping 3 would keep 100 < 150.
+    assertRejected(trim(s, 6, size), RejectReason.INVALID);
+    assertRejected(trim(s, 8, size), RejectReason.INVALID);
+    assertThat(trim(s, 4, size)).isEqualTo(new Outcome.Trimmed(4, 2));
+    assertRejected(trim(s, 6, size), RejectReason.INVALID);
+    assertThat(entries(s, 0)).hasSize(2);
+  }
+
+  @Test
+  void sizeRetentionNeverDropsTheNewestEntry() {
+    StreamInfo s = retentionStream(-1, 1);
+    var size = dev.loam.meta.command.TrimPartition.Reason.SIZE;
+    assertRejected(trim(s, 8, size), RejectReason.INVALID);
+    assertThat(trim(s, 6, size)).isEqualTo(new Outcome.Trimmed(6, 3));
+    assertThat(entries(s, 0)).hasSize(1);
+  }
+
+  @Test
+  void objectLifecycleRetireAndConfirmDeletion() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "life", 1);
+    // A commit that appends nothing (unknown partition) retires its object at once.
+    apply(commit("wal/standard/n1/none.wal", clock.millis(), chunk(s, 5, batch(0, 100, 1, 0))));
+    assertThat(retired("wal/standard/n1/none.wal")).isTrue();
+    apply(commit("wal/standard/n1/one.wal", clock.millis(), chunk(s, 0, batch(0, 100, 1, 0))));
+    assertThat(refs("wal/standard/n1/one.wal")).isEqualTo(1);
+    assertThat(retired("wal/standard/n1/one.wal")).isFalse();
+    // Deleting the stream drops its references.
+    apply(new DeleteStream(origin("n1", 1), "default", "life"));
+    assertThat(retired("wal/standard/n1/one.wal")).isTrue();
+    List<dev.loam.meta.command.RetiredObject> list =
+        ms.read((MetaReader r) -> r.retiredObjects(10));
+    assertThat(list)
+        .extracting(dev.loam.meta.command.RetiredObject::objectKey)
+        .containsExactly("wal/standard/n1/none.wal", "wal/standard/n1/one.wal");
+    assertThat(ms.read((MetaReader r) -> r.retiredObjects(1))).hasSize(1);
+    // Confirming deletion removes the records; unknown keys are ignored; a retry is harmless.
+    Outcome o =
+        apply(
+            new dev.loam.meta.command.DeleteObjects(
+                origin("n1", 1), List.of("wal/standard/n1/none.wal", "wal/other.wal")));
+    assertThat(o).isEqualTo(new Outcome.ObjectsDeleted(1));
+    assertThat(
+            apply(
+                new dev.loam.meta.command.DeleteObjects(
+                    origin("n1", 1), List.of("wal/standard/n1/none.wal"))))
+        .isEqualTo(new Outcome.ObjectsDeleted(0));
+    assertThat(ms.read((MetaReader r) -> r.retiredCount())).isEqualTo(1);
+    List<String> tooMany = Collections.nCopies(1001, "k");
+    assertRejected(
+        apply(new dev.loam.meta.command.DeleteObjects(origin("n1", 1), tooMany)),
+        RejectReason.INVALID);
+  }
 }

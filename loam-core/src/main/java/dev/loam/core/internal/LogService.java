@@ -486,7 +486,22 @@ public final class LogService implements Log {
   }
 
   private record FetchRequest(
-      String namespace, String stream, int partition, long offset, int maxBytes, long deadline) {}
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      long deadline,
+      boolean retried) {
+    FetchRequest(
+        String namespace, String stream, int partition, long offset, int maxBytes, long deadline) {
+      this(namespace, stream, partition, offset, maxBytes, deadline, false);
+    }
+
+    FetchRequest retry() {
+      return new FetchRequest(namespace, stream, partition, offset, maxBytes, deadline, true);
+    }
+  }
 
   private record View(StreamInfo stream, PartitionInfo bounds, List<IndexEntry> entries) {}
 
@@ -570,7 +585,18 @@ public final class LogService implements Log {
     }
     List<FetchedRecord> out = new ArrayList<>();
     return loadEntries(v, q, 0, 0, out)
-        .thenApply(next -> new FetchResult(out, next, b.highWatermark(), b.logStartOffset()));
+        .thenApply(next -> new FetchResult(out, next, b.highWatermark(), b.logStartOffset()))
+        .exceptionallyCompose(
+            t -> {
+              // A fetch racing a segment swap or a retention trim, then GC: the entries it read
+              // point at an object deleted meanwhile. Read once more from a fresh index view (the
+              // grace period makes a second race practically impossible); if the same entry is
+              // still there, the object is really lost and the error stands.
+              if (!q.retried() && ReadPath.isObjectGone(t)) {
+                return fetchOnce(q.retry());
+              }
+              return CompletableFuture.failedFuture(t);
+            });
   }
 
   /** Loads entries in order until {@code maxBytes} is reached (at least one entry). */

@@ -20,6 +20,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 
@@ -37,6 +38,8 @@ public final class NodeRuntime {
   private final TailCache tailCache;
   private final WriterStats stats = new WriterStats();
   private final LogService log;
+  private final Maintenance maintenance;
+  private final ScheduledFuture<?> maintenanceTask;
   private volatile boolean stopped;
 
   private NodeRuntime(
@@ -87,6 +90,7 @@ public final class NodeRuntime {
               tailCache,
               stats));
     }
+    ReadPath readPath = new ReadPath(store, tailCache);
     this.log =
         new LogService(
             nodeId,
@@ -95,10 +99,44 @@ public final class NodeRuntime {
             clock,
             scheduler,
             writers,
-            new ReadPath(store, tailCache),
+            readPath,
             watch,
             settings.walObjectMaxBytes(),
             settings.maxFetchWait());
+    // Retention, segmenter and GC (stream-engine.txt §5), driven by the node's scheduler.
+    this.maintenance =
+        new Maintenance(
+            new RetentionTask(nodeId, () -> epoch, meta, clock),
+            new Segmenter(
+                nodeId,
+                () -> epoch,
+                meta,
+                store,
+                readPath,
+                ulids,
+                clock,
+                settings.segmentThresholdBytes(),
+                settings.segmentMaxBytes(),
+                settings.segmentEntryMaxBytes()),
+            new ObjectGc(
+                nodeId,
+                () -> epoch,
+                meta,
+                store,
+                clock,
+                settings.gcGracePeriod().toMillis(),
+                settings.orphanMinAge().toMillis()));
+    long every = settings.maintenanceInterval().toMillis();
+    this.maintenanceTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              if (!stopped) {
+                maintenance.poll();
+              }
+            },
+            every,
+            every,
+            TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -155,6 +193,14 @@ public final class NodeRuntime {
     return stats;
   }
 
+  /**
+   * Runs one maintenance pass now (retention, segmenter, GC) or joins the one in progress; for
+   * tests, tools and benchmarks. Completes when the pass ends; never fails.
+   */
+  public CompletableFuture<Void> runMaintenance() {
+    return maintenance.poll();
+  }
+
   /** Tail-cache hits and misses, for metrics. */
   public long[] tailCacheHitsMisses() {
     return new long[] {tailCache.hits(), tailCache.misses()};
@@ -180,6 +226,7 @@ public final class NodeRuntime {
    */
   public void stop() {
     stopped = true;
+    maintenanceTask.cancel(false);
     writers.values().forEach(WalWriter::abandon);
     watch.close();
   }

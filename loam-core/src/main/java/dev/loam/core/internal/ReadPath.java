@@ -17,8 +17,9 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Loads the records of offset-index entries (stream-engine.txt §6 step 2): from the tail cache,
- * else with one ranged GET of the entry's bytes in its WAL object. Every batch is checked (length,
- * magic, CRC32C) and the entry's record count must match, so corrupted bytes fail with a {@link
+ * else with one ranged GET of the entry's bytes in its WAL object or segment (segments keep the
+ * batches verbatim, so both decode the same way). Every batch is checked (length, magic, CRC32C)
+ * and the entry's record count must match, so corrupted bytes fail with a {@link
  * CorruptionException} naming the object instead of being served. Offsets come from the index
  * entry, never from the stored batch's own baseOffset field.
  */
@@ -59,11 +60,10 @@ final class ReadPath {
               Throwable c =
                   t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
               if (c instanceof LoamException le && le.kind() == Kind.NOT_FOUND) {
-                // The index references it, so it must exist: a missing object is data loss.
-                throw new LoamException(
-                    Kind.INTERNAL,
-                    "object referenced by the offset index is missing object=" + e.objectKey(),
-                    c);
+                // Either the entry was swapped or trimmed since it was read and GC deleted its
+                // object (the caller retries from a fresh index view), or it is data loss.
+                throw new ObjectGoneException(
+                    "object referenced by the offset index is missing object=" + e.objectKey(), c);
               }
               throw c instanceof RuntimeException re ? re : new CompletionException(c);
             });
@@ -122,5 +122,25 @@ final class ReadPath {
       out.add(new Header(h.key(), h.value()));
     }
     return out;
+  }
+
+  /**
+   * An object named by an index entry is missing: INTERNAL (data loss) unless a fresh index view
+   * shows the entry was replaced meanwhile (swap, trim, then GC), which the fetch path checks.
+   */
+  static final class ObjectGoneException extends LoamException {
+    ObjectGoneException(String message, Throwable cause) {
+      super(Kind.INTERNAL, message, cause);
+    }
+  }
+
+  static boolean isObjectGone(Throwable t) {
+    while (t != null) {
+      if (t instanceof ObjectGoneException) {
+        return true;
+      }
+      t = t.getCause();
+    }
+    return false;
   }
 }

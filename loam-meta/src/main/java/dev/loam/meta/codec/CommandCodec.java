@@ -9,10 +9,14 @@ import dev.loam.meta.command.CommitWal.ChunkCommit;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.StreamConfig;
+import dev.loam.meta.command.SwapSegment;
+import dev.loam.meta.command.TrimPartition;
 import dev.loam.wal.DurabilityClass;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +36,9 @@ public final class CommandCodec {
   static final int TAG_CREATE_STREAM = 4;
   static final int TAG_DELETE_STREAM = 5;
   static final int TAG_COMMIT_WAL = 6;
+  static final int TAG_SWAP_SEGMENT = 7;
+  static final int TAG_TRIM_PARTITION = 8;
+  static final int TAG_DELETE_OBJECTS = 9;
 
   private static final String FORMAT = "metastore command v" + VERSION;
 
@@ -40,6 +47,12 @@ public final class CommandCodec {
 
   /** Encoded BatchCommit size: fixed. */
   private static final int BATCH_BYTES = 8 + 4 + 4 + 8 + 8 + 2 + 4;
+
+  /** Smallest encoded IndexEntry: an empty object key. */
+  private static final int MIN_INDEX_ENTRY_BYTES = 8 + 4 + 4 + 8 + 4 + 8;
+
+  /** Encoded SegmentEntry size: fixed. */
+  private static final int SEGMENT_ENTRY_BYTES = 4 + 8 + 4 + 8;
 
   private CommandCodec() {}
 
@@ -100,9 +113,104 @@ public final class CommandCodec {
               .i32(b.baseSequence());
         }
       }
+    } else if (command instanceof SwapSegment c) {
+      w.u8(TAG_SWAP_SEGMENT);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId()).i32(c.partition()).i64(c.fromOffset()).i64(c.toOffset());
+      w.i32(c.expected().size());
+      for (IndexEntry e : c.expected()) {
+        writeIndexEntry(w, e);
+      }
+      w.string(c.segmentKey()).i64(c.segmentTimeMillis()).i64(c.segmentSize());
+      w.i32(c.entries().size());
+      for (SwapSegment.SegmentEntry e : c.entries()) {
+        w.i32(e.recordCount()).i64(e.byteOffset()).i32(e.byteLength()).i64(e.maxTimestamp());
+      }
+    } else if (command instanceof TrimPartition c) {
+      w.u8(TAG_TRIM_PARTITION);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId()).i32(c.partition()).i64(c.newLogStartOffset()).u8(c.reason().code());
+    } else if (command instanceof DeleteObjects c) {
+      w.u8(TAG_DELETE_OBJECTS);
+      writeOrigin(w, c.origin());
+      w.i32(c.objectKeys().size());
+      for (String k : c.objectKeys()) {
+        w.string(k);
+      }
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
+  }
+
+  /** Writes an offset-index entry (shared with snapshots' layout). */
+  static void writeIndexEntry(BinaryWriter w, IndexEntry e) {
+    w.i64(e.baseOffset())
+        .i32(e.recordCount())
+        .string(e.objectKey())
+        .i64(e.byteOffset())
+        .i32(e.byteLength())
+        .i64(e.maxTimestamp());
+  }
+
+  static IndexEntry readIndexEntry(BinaryReader r, String field) {
+    return new IndexEntry(
+        r.i64(field + ".baseOffset"),
+        r.i32(field + ".recordCount"),
+        r.string(field + ".objectKey"),
+        r.i64(field + ".byteOffset"),
+        r.i32(field + ".byteLength"),
+        r.i64(field + ".maxTimestamp"));
+  }
+
+  private static SwapSegment readSwapSegment(BinaryReader r) {
+    Origin o = readOrigin(r);
+    long streamId = r.i64("swapSegment.streamId");
+    int partition = r.i32("swapSegment.partition");
+    long from = r.i64("swapSegment.fromOffset");
+    long to = r.i64("swapSegment.toOffset");
+    int nExpected = r.count("swapSegment.expected.count", MIN_INDEX_ENTRY_BYTES);
+    List<IndexEntry> expected = new ArrayList<>(nExpected);
+    for (int i = 0; i < nExpected; i++) {
+      expected.add(readIndexEntry(r, "swapSegment.expected"));
+    }
+    String key = r.string("swapSegment.segmentKey");
+    long time = r.i64("swapSegment.segmentTimeMillis");
+    long size = r.i64("swapSegment.segmentSize");
+    int n = r.count("swapSegment.entries.count", SEGMENT_ENTRY_BYTES);
+    List<SwapSegment.SegmentEntry> entries = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      entries.add(
+          new SwapSegment.SegmentEntry(
+              r.i32("swapSegment.entry.recordCount"),
+              r.i64("swapSegment.entry.byteOffset"),
+              r.i32("swapSegment.entry.byteLength"),
+              r.i64("swapSegment.entry.maxTimestamp")));
+    }
+    return new SwapSegment(o, streamId, partition, from, to, expected, key, time, size, entries);
+  }
+
+  private static TrimPartition readTrimPartition(BinaryReader r) {
+    Origin o = readOrigin(r);
+    long streamId = r.i64("trimPartition.streamId");
+    int partition = r.i32("trimPartition.partition");
+    long start = r.i64("trimPartition.newLogStartOffset");
+    int code = r.u8("trimPartition.reason");
+    for (TrimPartition.Reason reason : TrimPartition.Reason.values()) {
+      if (reason.code() == code) {
+        return new TrimPartition(o, streamId, partition, start, reason);
+      }
+    }
+    throw r.corrupt("trimPartition.reason", "unknown code=" + code);
+  }
+
+  private static DeleteObjects readDeleteObjects(BinaryReader r) {
+    Origin o = readOrigin(r);
+    int n = r.count("deleteObjects.count", 4);
+    List<String> keys = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      keys.add(r.string("deleteObjects.objectKey"));
+    }
+    return new DeleteObjects(o, keys);
   }
 
   /**
@@ -142,6 +250,9 @@ public final class CommandCodec {
             yield new DeleteStream(o, ns, r.string("deleteStream.name"));
           }
           case TAG_COMMIT_WAL -> readCommitWal(r);
+          case TAG_SWAP_SEGMENT -> readSwapSegment(r);
+          case TAG_TRIM_PARTITION -> readTrimPartition(r);
+          case TAG_DELETE_OBJECTS -> readDeleteObjects(r);
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

@@ -26,6 +26,9 @@ public final class OutcomeCodec {
   static final int TAG_STREAM_CREATED = 4;
   static final int TAG_DELETED = 5;
   static final int TAG_WAL_COMMITTED = 6;
+  static final int TAG_SEGMENT_SWAPPED = 7;
+  static final int TAG_TRIMMED = 8;
+  static final int TAG_OBJECTS_DELETED = 9;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -74,6 +77,12 @@ public final class OutcomeCodec {
           w.u8(statusCode(b.status())).i64(b.baseOffset());
         }
       }
+    } else if (outcome instanceof Outcome.SegmentSwapped o) {
+      w.u8(TAG_SEGMENT_SWAPPED).bool(o.deduplicated()).i32(o.entriesReplaced());
+    } else if (outcome instanceof Outcome.Trimmed o) {
+      w.u8(TAG_TRIMMED).i64(o.logStartOffset()).i32(o.entriesDropped());
+    } else if (outcome instanceof Outcome.ObjectsDeleted o) {
+      w.u8(TAG_OBJECTS_DELETED).i32(o.removed());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -111,6 +120,12 @@ public final class OutcomeCodec {
           }
           case TAG_DELETED -> new Outcome.Deleted(r.string("deleted.name"));
           case TAG_WAL_COMMITTED -> readWalCommitted(r);
+          case TAG_SEGMENT_SWAPPED ->
+              new Outcome.SegmentSwapped(
+                  r.bool("segmentSwapped.deduplicated"), r.i32("segmentSwapped.entriesReplaced"));
+          case TAG_TRIMMED ->
+              new Outcome.Trimmed(r.i64("trimmed.logStartOffset"), r.i32("trimmed.entriesDropped"));
+          case TAG_OBJECTS_DELETED -> new Outcome.ObjectsDeleted(r.i32("objectsDeleted.removed"));
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

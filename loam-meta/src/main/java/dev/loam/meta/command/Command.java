@@ -5,7 +5,15 @@ package dev.loam.meta.command;
  * CommandCodec} into the replicated log, and applied deterministically by {@code MetaStateMachine}.
  */
 public sealed interface Command
-    permits RegisterNode, CreateNamespace, DeleteNamespace, CreateStream, DeleteStream, CommitWal {
+    permits RegisterNode,
+        CreateNamespace,
+        DeleteNamespace,
+        CreateStream,
+        DeleteStream,
+        CommitWal,
+        SwapSegment,
+        TrimPartition,
+        DeleteObjects {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -23,7 +23,7 @@ public sealed interface Outcome {
     STALE_COMMIT,
     ALREADY_EXISTS,
     NOT_FOUND,
-    /** The namespace still holds streams. */
+    /** The namespace still holds streams, or a compare-and-swap found other entries. */
     CONFLICT,
     INVALID
   }
@@ -67,4 +67,19 @@ public sealed interface Outcome {
     /** The stream was deleted or the partition does not exist. Nothing appended. */
     UNKNOWN_PARTITION
   }
+
+  /**
+   * SwapSegment was applied: {@code entriesReplaced} entries now point into the segment. {@code
+   * deduplicated}: the swap was already in place (a retry), nothing changed.
+   */
+  record SegmentSwapped(boolean deduplicated, int entriesReplaced) implements Outcome {}
+
+  /**
+   * TrimPartition was applied: the partition's log start is now {@code logStartOffset}, and {@code
+   * entriesDropped} index entries were dropped (0 for a no-op).
+   */
+  record Trimmed(long logStartOffset, int entriesDropped) implements Outcome {}
+
+  /** DeleteObjects was applied: {@code removed} retired records were removed. */
+  record ObjectsDeleted(int removed) implements Outcome {}
 }

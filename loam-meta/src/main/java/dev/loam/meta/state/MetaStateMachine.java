@@ -14,6 +14,7 @@ import dev.loam.meta.command.CommitWal.ChunkCommit;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
@@ -24,8 +25,11 @@ import dev.loam.meta.command.Outcome.BatchStatus;
 import dev.loam.meta.command.Outcome.RejectReason;
 import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.RetiredObject;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.SwapSegment;
+import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.state.PartitionState.ProducerState;
 import dev.loam.meta.state.PartitionState.SeqEntry;
 import java.util.ArrayList;
@@ -56,10 +60,14 @@ public final class MetaStateMachine {
   /** Snapshot magic, ASCII {@code LMSS}. */
   static final int SNAPSHOT_MAGIC = 0x4C4D5353;
 
-  /** The snapshot version written; restore accepts exactly this one. */
-  public static final int SNAPSHOT_VERSION = 1;
+  /**
+   * The newest snapshot version written. A state with no retired objects is written as version 1
+   * (byte-identical to what a v1 writer produced), anything else as version 2, which appends the
+   * retired objects; restore reads both (metastore-snapshot.md).
+   */
+  public static final int SNAPSHOT_VERSION = 2;
 
-  private static final String SNAPSHOT_FORMAT = "metastore snapshot v" + SNAPSHOT_VERSION;
+  private static final String SNAPSHOT_FORMAT = "metastore snapshot";
 
   /** Smallest valid Kafka RecordBatch v2: its header without records (record-batch-v2.md). */
   static final int MIN_BATCH_BYTES = 61;
@@ -96,6 +104,21 @@ public final class MetaStateMachine {
       new TreeSet<>(
           Comparator.comparingLong(DedupeRecord::objectTimeMillis)
               .thenComparing(DedupeRecord::objectKey));
+
+  /**
+   * Object key -> number of index entries referencing it (WAL objects and segments). Derived from
+   * the entries, so not stored in snapshots but rebuilt on restore.
+   */
+  private final HashMap<String, Integer> refs = new HashMap<>();
+
+  /** Objects no entry references any more, awaiting GC (stream-engine.txt §5, D27). */
+  private final HashMap<String, RetiredObject> retiredByKey = new HashMap<>();
+
+  /** The same, oldest retirement first: the GC's work order. */
+  private final TreeSet<RetiredObject> retiredByTime =
+      new TreeSet<>(
+          Comparator.comparingLong(RetiredObject::retiredAtMillis)
+              .thenComparing(RetiredObject::objectKey));
 
   private final View view = new View();
 
@@ -154,6 +177,12 @@ public final class MetaStateMachine {
       return deleteStream(c);
     } else if (command instanceof CommitWal c) {
       return commitWal(c);
+    } else if (command instanceof SwapSegment c) {
+      return swapSegment(c);
+    } else if (command instanceof TrimPartition c) {
+      return trimPartition(c);
+    } else if (command instanceof DeleteObjects c) {
+      return deleteObjects(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -343,6 +372,12 @@ public final class MetaStateMachine {
     // The partition state goes with it: later commits naming this id get UNKNOWN_PARTITION, and
     // the id is never handed out again (nextStreamId only grows).
     streamsById.remove(s.info.id());
+    // Its objects lose these references; those referenced by nothing else are retired for GC.
+    for (PartitionState p : s.partitions) {
+      for (IndexEntry e : p.entries) {
+        unref(e.objectKey());
+      }
+    }
     return new Outcome.Deleted(c.name());
   }
 
@@ -381,6 +416,11 @@ public final class MetaStateMachine {
     List<List<BatchResult>> results = new ArrayList<>(c.chunks().size());
     for (ChunkCommit chunk : c.chunks()) {
       results.add(sequenceChunk(key, chunk));
+    }
+    if (!refs.containsKey(key)) {
+      // Nothing was appended (duplicates, unknown partitions): the object exists but no entry will
+      // ever reference it, so it is garbage at once.
+      retire(key);
     }
     Outcome.WalCommitted outcome = new Outcome.WalCommitted(false, results);
     if (previous != null) {
@@ -480,13 +520,13 @@ public final class MetaStateMachine {
         run.extend(b);
       } else {
         if (run != null) {
-          p.addEntry(run.toEntry(objectKey));
+          addEntry(p, run.toEntry(objectKey));
         }
         run = new Run(base, b);
       }
     }
     if (run != null) {
-      p.addEntry(run.toEntry(objectKey));
+      addEntry(p, run.toEntry(objectKey));
     }
     return out;
   }
@@ -619,6 +659,291 @@ public final class MetaStateMachine {
   private record DedupeRecord(
       String objectKey, long objectTimeMillis, Outcome.WalCommitted outcome) {}
 
+  // ---- segments, retention and the object lifecycle (stream-engine.txt §5)
+
+  private void addEntry(PartitionState p, IndexEntry e) {
+    p.addEntry(e);
+    refs.merge(e.objectKey(), 1, Integer::sum);
+  }
+
+  /** Drops one reference to {@code key}; the last one retires the object. */
+  private void unref(String key) {
+    Integer n = refs.get(key);
+    if (n == null) {
+      throw new IllegalStateException("unreferenced object lost a reference object=" + key);
+    }
+    if (n == 1) {
+      refs.remove(key);
+      retire(key);
+    } else {
+      refs.put(key, n - 1);
+    }
+  }
+
+  private void retire(String key) {
+    if (!retiredByKey.containsKey(key)) {
+      RetiredObject r = new RetiredObject(key, clockMillis);
+      retiredByKey.put(key, r);
+      retiredByTime.add(r);
+    }
+  }
+
+  /** Replaces entries {@code [from, to)} of {@code p} by {@code replacement}, in place. */
+  private static void replaceEntries(
+      PartitionState p, int from, int to, List<IndexEntry> replacement) {
+    List<IndexEntry> all = new ArrayList<>(p.entries.size() - (to - from) + replacement.size());
+    all.addAll(p.entries.subList(0, from));
+    all.addAll(replacement);
+    all.addAll(p.entries.subList(to, p.entries.size()));
+    // Rebuild so the prefix max timestamps stay right: O(entries), bounded by the partition's
+    // index size, which segmenting keeps small.
+    p.entries.clear();
+    for (IndexEntry e : all) {
+      p.addEntry(e);
+    }
+  }
+
+  /** Index of the entry starting exactly at {@code offset}, or -1. */
+  private static int entryStartingAt(PartitionState p, long offset) {
+    List<IndexEntry> found = p.entriesFrom(offset, 1);
+    if (found.isEmpty() || found.get(0).baseOffset() != offset) {
+      return -1;
+    }
+    // entriesFrom found it by binary search; locate its position the same way.
+    int lo = 0;
+    int hi = p.entries.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      long b = p.entries.get(mid).baseOffset();
+      if (b == offset) {
+        return mid;
+      } else if (b < offset) {
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return -1;
+  }
+
+  private Outcome swapSegment(SwapSegment c) {
+    String where =
+        " stream="
+            + c.streamId()
+            + " partition="
+            + c.partition()
+            + " from="
+            + c.fromOffset()
+            + " to="
+            + c.toOffset()
+            + " segment="
+            + c.segmentKey();
+    PartitionState p = partitionState(c.streamId(), c.partition());
+    if (p == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such partition" + where);
+    }
+    if (c.segmentKey() == null || c.segmentKey().isEmpty()) {
+      return rejected(RejectReason.INVALID, "swap names no segment" + where);
+    }
+    if (c.segmentTimeMillis() < clockMillis - staleCommitMillis) {
+      // GC deletes unreferenced objects older than its orphan age, which is longer than this
+      // window: refusing old segments here is what makes that deletion safe.
+      return rejected(
+          RejectReason.STALE_COMMIT,
+          "segment is older than the stale-commit window"
+              + where
+              + " segmentTime="
+              + c.segmentTimeMillis()
+              + " clock="
+              + clockMillis);
+    }
+    String invalid = validateSwap(c);
+    if (invalid != null) {
+      return rejected(RejectReason.INVALID, invalid + where);
+    }
+    List<IndexEntry> replacement = new ArrayList<>(c.entries().size());
+    long offset = c.fromOffset();
+    for (SwapSegment.SegmentEntry e : c.entries()) {
+      replacement.add(
+          new IndexEntry(
+              offset,
+              e.recordCount(),
+              c.segmentKey(),
+              e.byteOffset(),
+              e.byteLength(),
+              e.maxTimestamp()));
+      offset += e.recordCount();
+    }
+    int first = entryStartingAt(p, c.fromOffset());
+    if (first >= 0) {
+      int end = first + replacement.size();
+      if (end <= p.entries.size() && p.entries.subList(first, end).equals(replacement)) {
+        // Already in place: a retry of a swap whose outcome was unknown.
+        return new Outcome.SegmentSwapped(true, 0);
+      }
+    }
+    // Compare-and-swap: exactly the expected entries must cover the range now.
+    int last = first < 0 ? -1 : first + c.expected().size();
+    if (first < 0
+        || last > p.entries.size()
+        || !p.entries.subList(first, last).equals(c.expected())) {
+      return rejected(
+          RejectReason.CONFLICT, "index entries changed since the segment was built" + where);
+    }
+    if (refs.containsKey(c.segmentKey()) || retiredByKey.containsKey(c.segmentKey())) {
+      return rejected(RejectReason.CONFLICT, "segment object is already in use" + where);
+    }
+    for (IndexEntry e : c.expected()) {
+      unref(e.objectKey());
+    }
+    replaceEntries(p, first, last, replacement);
+    refs.put(c.segmentKey(), replacement.size());
+    return new Outcome.SegmentSwapped(false, c.expected().size());
+  }
+
+  /** Structural checks of a swap; returns a message or null when valid. */
+  private static String validateSwap(SwapSegment c) {
+    if (c.fromOffset() < 0 || c.toOffset() <= c.fromOffset()) {
+      return "swap range must be non-empty";
+    }
+    if (c.expected().isEmpty() || c.entries().isEmpty()) {
+      return "swap needs expected and new entries";
+    }
+    long next = c.fromOffset();
+    for (IndexEntry e : c.expected()) {
+      if (e.baseOffset() != next || e.recordCount() < 1) {
+        return "expected entries must be dense from the range start baseOffset=" + e.baseOffset();
+      }
+      next = e.endOffset();
+    }
+    if (next != c.toOffset()) {
+      return "expected entries must end at the range end end=" + next;
+    }
+    long records = 0;
+    long prevEnd = 0;
+    for (int i = 0; i < c.entries().size(); i++) {
+      SwapSegment.SegmentEntry e = c.entries().get(i);
+      if (e.recordCount() < 1 || e.byteLength() < MIN_BATCH_BYTES) {
+        return "segment entry needs recordCount >= 1 and byteLength >= "
+            + MIN_BATCH_BYTES
+            + " entry="
+            + i;
+      }
+      if (e.byteOffset() < prevEnd || e.byteOffset() > c.segmentSize() - e.byteLength()) {
+        return "segment entries must be in increasing byte order inside the segment entry="
+            + i
+            + " byteOffset="
+            + e.byteOffset()
+            + " segmentSize="
+            + c.segmentSize();
+      }
+      prevEnd = e.byteOffset() + e.byteLength();
+      records += e.recordCount();
+    }
+    if (records != c.toOffset() - c.fromOffset()) {
+      return "segment entries must hold exactly the range's records records=" + records;
+    }
+    return null;
+  }
+
+  private Outcome trimPartition(TrimPartition c) {
+    String where =
+        " stream="
+            + c.streamId()
+            + " partition="
+            + c.partition()
+            + " newLogStart="
+            + c.newLogStartOffset()
+            + " reason="
+            + c.reason();
+    StreamState s = streamsById.get(c.streamId());
+    PartitionState p = partitionState(c.streamId(), c.partition());
+    if (s == null || p == null || c.reason() == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such partition" + where);
+    }
+    if (c.newLogStartOffset() <= p.logStartOffset) {
+      return new Outcome.Trimmed(p.logStartOffset, 0);
+    }
+    if (c.newLogStartOffset() > p.highWatermark) {
+      return rejected(
+          RejectReason.INVALID,
+          "log start cannot pass the high watermark" + where + " highWatermark=" + p.highWatermark);
+    }
+    int drop = 0;
+    while (drop < p.entries.size() && p.entries.get(drop).endOffset() <= c.newLogStartOffset()) {
+      drop++;
+    }
+    if (drop == 0 || p.entries.get(drop - 1).endOffset() != c.newLogStartOffset()) {
+      return rejected(RejectReason.INVALID, "log start must be the end of an index entry" + where);
+    }
+    StreamConfig cfg = s.info.config();
+    if (c.reason() == TrimPartition.Reason.TIME) {
+      if (cfg.retentionMillis() < 0) {
+        return rejected(RejectReason.INVALID, "stream has no time retention" + where);
+      }
+      long horizon = clockMillis - cfg.retentionMillis();
+      for (int i = 0; i < drop; i++) {
+        if (p.entries.get(i).maxTimestamp() >= horizon) {
+          return rejected(
+              RejectReason.INVALID,
+              "entry is inside the time retention"
+                  + where
+                  + " maxTimestamp="
+                  + p.entries.get(i).maxTimestamp()
+                  + " horizon="
+                  + horizon);
+        }
+      }
+    } else {
+      if (cfg.retentionBytes() < 0) {
+        return rejected(RejectReason.INVALID, "stream has no size retention" + where);
+      }
+      if (drop >= p.entries.size()) {
+        // Kafka never deletes the active segment: the newest entry always stays.
+        return rejected(
+            RejectReason.INVALID, "size retention never drops the newest entry" + where);
+      }
+      // Kafka's rule: drop old data only while at least the retention stays (a partition may exceed
+      // its limit by less than one entry, never fall below it because of a trim).
+      long kept = 0;
+      for (int i = drop; i < p.entries.size(); i++) {
+        kept += p.entries.get(i).byteLength();
+      }
+      if (kept < cfg.retentionBytes()) {
+        return rejected(
+            RejectReason.INVALID,
+            "trim drops more than the size retention needs"
+                + where
+                + " retentionBytes="
+                + cfg.retentionBytes());
+      }
+    }
+    List<IndexEntry> dropped = new ArrayList<>(p.entries.subList(0, drop));
+    replaceEntries(p, 0, drop, List.of());
+    p.logStartOffset = c.newLogStartOffset();
+    for (IndexEntry e : dropped) {
+      unref(e.objectKey());
+    }
+    return new Outcome.Trimmed(p.logStartOffset, drop);
+  }
+
+  private Outcome deleteObjects(DeleteObjects c) {
+    if (c.objectKeys().size() > DeleteObjects.MAX_KEYS) {
+      return rejected(
+          RejectReason.INVALID,
+          "too many keys max=" + DeleteObjects.MAX_KEYS + " keys=" + c.objectKeys().size());
+    }
+    int removed = 0;
+    for (String key : c.objectKeys()) {
+      RetiredObject r = retiredByKey.remove(key);
+      if (r != null) {
+        retiredByTime.remove(r);
+        removed++;
+      }
+    }
+    return new Outcome.ObjectsDeleted(removed);
+  }
+
   // ---- reads
 
   private PartitionState partitionState(long streamId, int partition) {
@@ -699,6 +1024,33 @@ public final class MetaStateMachine {
     }
 
     @Override
+    public int objectRefs(String objectKey) {
+      return refs.getOrDefault(objectKey, 0);
+    }
+
+    @Override
+    public Optional<RetiredObject> retired(String objectKey) {
+      return Optional.ofNullable(retiredByKey.get(objectKey));
+    }
+
+    @Override
+    public List<RetiredObject> retiredObjects(int maxObjects) {
+      List<RetiredObject> out = new ArrayList<>(Math.min(Math.max(maxObjects, 0), 1024));
+      for (RetiredObject r : retiredByTime) {
+        if (out.size() >= maxObjects) {
+          break;
+        }
+        out.add(r);
+      }
+      return out;
+    }
+
+    @Override
+    public int retiredCount() {
+      return retiredByKey.size();
+    }
+
+    @Override
     public Optional<IndexEntry> entryForTimestamp(
         long streamId, int partition, long timestampMillis) {
       PartitionState p = partitionState(streamId, partition);
@@ -713,7 +1065,10 @@ public final class MetaStateMachine {
   /** The whole state as versioned bytes with a CRC-32C trailer; identical on every replica. */
   public byte[] snapshot() {
     BinaryWriter w = new BinaryWriter(4096);
-    w.i32(SNAPSHOT_MAGIC).i16(SNAPSHOT_VERSION).i16(0); // reserved flags
+    // The oldest version that can hold this state, so a state that never retired anything is
+    // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
+    int version = retiredByTime.isEmpty() ? 1 : SNAPSHOT_VERSION;
+    w.i32(SNAPSHOT_MAGIC).i16(version).i16(0); // reserved flags
     w.i64(appliedIndex).i64(clockMillis).i64(nextStreamId);
     w.i32(nodes.size());
     for (NodeInfo n : nodes.values()) {
@@ -755,6 +1110,13 @@ public final class MetaStateMachine {
     for (DedupeRecord r : dedupeByTime) {
       w.string(r.objectKey()).i64(r.objectTimeMillis()).bytes(OutcomeCodec.encode(r.outcome()));
     }
+    if (!retiredByTime.isEmpty()) {
+      // Version 2 only: the retired objects, oldest first.
+      w.i32(retiredByTime.size());
+      for (RetiredObject r : retiredByTime) {
+        w.string(r.objectKey()).i64(r.retiredAtMillis());
+      }
+    }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
     crc.update(body, 0, body.length);
@@ -776,7 +1138,7 @@ public final class MetaStateMachine {
       throw head.corrupt("magic", "bad magic=0x" + Integer.toHexString(magic));
     }
     int version = head.i16("version");
-    if (version != SNAPSHOT_VERSION) {
+    if (version != 1 && version != 2) {
       throw head.corrupt("version", "unsupported version=" + version);
     }
     CRC32C crc = new CRC32C();
@@ -861,6 +1223,34 @@ public final class MetaStateMachine {
       }
       m.dedupeByTime.add(rec);
     }
+    for (StreamState s : m.streamsById.values()) {
+      for (PartitionState p : s.partitions) {
+        for (IndexEntry e : p.entries) {
+          m.refs.merge(e.objectKey(), 1, Integer::sum);
+        }
+      }
+    }
+    if (version == 2) {
+      int nRetired = r.count("retired.count", 4 + 8);
+      if (nRetired < 1) {
+        throw r.corrupt("retired.count", "a v2 snapshot holds at least one retired object");
+      }
+      RetiredObject prev = null;
+      for (int i = 0; i < nRetired; i++) {
+        RetiredObject ro = new RetiredObject(r.string("retired.objectKey"), r.i64("retired.time"));
+        if (prev != null && m.retiredByTime.comparator().compare(prev, ro) >= 0) {
+          throw r.corrupt(
+              "retired.objectKey", "retired objects not sorted object=" + ro.objectKey());
+        }
+        if (m.refs.containsKey(ro.objectKey()) || m.retiredByKey.put(ro.objectKey(), ro) != null) {
+          throw r.corrupt(
+              "retired.objectKey",
+              "retired object is referenced or duplicate object=" + ro.objectKey());
+        }
+        m.retiredByTime.add(ro);
+        prev = ro;
+      }
+    }
     r.expectEnd();
     return m;
   }
@@ -925,6 +1315,8 @@ public final class MetaStateMachine {
         + streamsById.size()
         + ", dedupe="
         + dedupeByKey.size()
+        + ", retired="
+        + retiredByKey.size()
         + "}";
   }
 }

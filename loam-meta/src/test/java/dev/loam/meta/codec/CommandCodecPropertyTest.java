@@ -160,7 +160,71 @@ class CommandCodecPropertyTest {
                 Arbitraries.longs(),
                 chunks().list().ofMaxSize(4))
             .as(CommitWal::new);
-    return Arbitraries.oneOf(register, createNs, deleteNs, createStream, deleteStream, commit);
+    Arbitrary<dev.loam.meta.command.IndexEntry> entry =
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs())
+            .as(dev.loam.meta.command.IndexEntry::new);
+    Arbitrary<dev.loam.meta.command.SwapSegment.SegmentEntry> segEntry =
+        Combinators.combine(
+                Arbitraries.integers(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs())
+            .as(dev.loam.meta.command.SwapSegment.SegmentEntry::new);
+    Arbitrary<Command> swap =
+        Combinators.combine(
+                Combinators.combine(
+                        origins(),
+                        Arbitraries.longs(),
+                        Arbitraries.integers(),
+                        Arbitraries.longs(),
+                        Arbitraries.longs())
+                    .as(List::<Object>of),
+                entry.list().ofMaxSize(3),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                segEntry.list().ofMaxSize(3))
+            .as(
+                (h, ex, key, time, size, es) ->
+                    new dev.loam.meta.command.SwapSegment(
+                        (Origin) h.get(0),
+                        (Long) h.get(1),
+                        (Integer) h.get(2),
+                        (Long) h.get(3),
+                        (Long) h.get(4),
+                        ex,
+                        key,
+                        time,
+                        size,
+                        es));
+    Arbitrary<Command> trim =
+        Combinators.combine(
+                origins(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs(),
+                Arbitraries.of(dev.loam.meta.command.TrimPartition.Reason.class))
+            .as(dev.loam.meta.command.TrimPartition::new);
+    Arbitrary<Command> deleteObjects =
+        Combinators.combine(origins(), text().list().ofMaxSize(4))
+            .as(dev.loam.meta.command.DeleteObjects::new);
+    return Arbitraries.oneOf(
+        List.of(
+            register,
+            createNs,
+            deleteNs,
+            createStream,
+            deleteStream,
+            commit,
+            swap,
+            trim,
+            deleteObjects));
   }
 
   @Provide
@@ -188,6 +252,13 @@ class CommandCodecPropertyTest {
         Combinators.combine(
                 Arbitraries.of(true, false), result.list().ofMaxSize(4).list().ofMaxSize(4))
             .as(Outcome.WalCommitted::new);
-    return Arbitraries.oneOf(rejected, node, ns, stream, deleted, committed);
+    Arbitrary<Outcome> swapped =
+        Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers())
+            .as(Outcome.SegmentSwapped::new);
+    Arbitrary<Outcome> trimmed =
+        Combinators.combine(Arbitraries.longs(), Arbitraries.integers()).as(Outcome.Trimmed::new);
+    Arbitrary<Outcome> objectsDeleted = Arbitraries.integers().map(Outcome.ObjectsDeleted::new);
+    return Arbitraries.oneOf(
+        List.of(rejected, node, ns, stream, deleted, committed, swapped, trimmed, objectsDeleted));
   }
 }

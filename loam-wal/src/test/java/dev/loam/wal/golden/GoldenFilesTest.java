@@ -85,4 +85,33 @@ class GoldenFilesTest {
         .isEqualTo(GoldenFixtures.utf8("z"));
     assertThat(GoldenFixtures.walObject().bytes()).isEqualTo(bytes);
   }
+
+  @Test
+  void segmentV1() throws IOException {
+    byte[] bytes = golden(GoldenFixtures.SEGMENT_V1);
+    dev.loam.wal.segment.Segment s = dev.loam.wal.segment.SegmentReader.parse(bytes);
+    assertThat(s.streamId()).isEqualTo(7L);
+    assertThat(s.partition()).isEqualTo(3);
+    assertThat(s.baseOffset()).isEqualTo(1000L);
+    assertThat(s.batches())
+        .extracting(
+            dev.loam.wal.segment.SegmentBatch::baseOffset,
+            dev.loam.wal.segment.SegmentBatch::recordCount,
+            dev.loam.wal.segment.SegmentBatch::maxTimestamp)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(1000L, 3, 1_718_000_000_250L),
+            org.assertj.core.groups.Tuple.tuple(1003L, 3, 1_718_000_000_250L),
+            org.assertj.core.groups.Tuple.tuple(1006L, 1, 5L));
+    // Batches are verbatim apart from the patched baseOffset: same records, same Kafka CRC.
+    List<RecordBatch> batches =
+        RecordBatches.parseAll(
+            ByteBuffer.wrap(
+                bytes,
+                dev.loam.wal.segment.SegmentReader.HEADER_SIZE,
+                (int) s.dataEnd() - dev.loam.wal.segment.SegmentReader.HEADER_SIZE));
+    assertThat(batches).extracting(RecordBatch::baseOffset).containsExactly(1000L, 1003L, 1006L);
+    assertThat(batches.get(0).records().stream().map(Record::toData).toList())
+        .isEqualTo(GoldenFixtures.records());
+    assertThat(GoldenFixtures.segment().bytes()).isEqualTo(bytes);
+  }
 }

@@ -31,5 +31,6 @@ public final class GoldenFilesWriter {
         KafkaInteropTest.kafkaEncode(
             GoldenFixtures.settings(Compression.ZSTD), GoldenFixtures.records()));
     Files.write(dir.resolve(GoldenFixtures.WAL_V1), GoldenFixtures.walObject().bytes());
+    Files.write(dir.resolve(GoldenFixtures.SEGMENT_V1), GoldenFixtures.segment().bytes());
   }
 }

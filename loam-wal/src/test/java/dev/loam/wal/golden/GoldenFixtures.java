@@ -21,6 +21,7 @@ final class GoldenFixtures {
   static final String BATCH_NONE = "record-batch-v2-none.bin";
   static final String BATCH_ZSTD = "record-batch-v2-zstd.bin";
   static final String WAL_V1 = "wal-object-v1.bin";
+  static final String SEGMENT_V1 = "segment-v1.bin";
 
   static final Ulid ULID = Ulid.parse("01J0GXQ2E4KX9V0M3N5P6R8S9T");
   static final String NODE_ID = "node-a";
@@ -59,6 +60,24 @@ final class GoldenFixtures {
     b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
     b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
     b.add(4, 1, ChunkEncoding.ARROW, new byte[] {(byte) 0xff, 0x00, 0x41});
+    return b.build();
+  }
+
+  /**
+   * Segment v1 of stream 7 partition 3 from offset 1000: one index entry of two copies of {@link
+   * #batchNone()} (3 records each), then one entry of a one-record batch.
+   */
+  static dev.loam.wal.segment.Segment segment() {
+    dev.loam.wal.segment.SegmentBuilder b = new dev.loam.wal.segment.SegmentBuilder(7, 3, 1000);
+    byte[] one = batchNone();
+    byte[] two = new byte[one.length * 2];
+    System.arraycopy(one, 0, two, 0, one.length);
+    System.arraycopy(one, 0, two, one.length, one.length);
+    b.addEntry(1000, two);
+    b.addEntry(
+        1006,
+        RecordBatchEncoder.encode(
+            BatchSettings.plain(Compression.NONE), List.of(RecordData.of(5L, null, utf8("z")))));
     return b.build();
   }
 }

@@ -1,0 +1,158 @@
+package dev.loam.wal.segment;
+
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.wal.batch.RecordBatch;
+import dev.loam.wal.batch.RecordBatches;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Builds one segment v1 (docs/formats/segment-v1.md) of one partition from the bytes of its
+ * offset-index entries, in offset order. Batches are copied verbatim except their baseOffset field,
+ * which is set to the assigned offset (outside the Kafka batch CRC, so nothing is re-encoded).
+ * Memory is the segment's size: the caller bounds it by choosing how much to add. Not thread-safe.
+ */
+public final class SegmentBuilder {
+  private final long streamId;
+  private final int partition;
+  private final long baseOffset;
+  private final List<SegmentBatch> batches = new ArrayList<>();
+  private byte[] data = new byte[4096];
+  private int dataLength = SegmentFormat.HEADER_SIZE;
+  private long nextOffset;
+
+  /**
+   * @throws LoamException INVALID if {@code partition < 0} or {@code baseOffset < 0}
+   */
+  public SegmentBuilder(long streamId, int partition, long baseOffset) {
+    if (partition < 0 || baseOffset < 0) {
+      throw new LoamException(
+          Kind.INVALID,
+          "segment needs partition >= 0 and baseOffset >= 0 partition="
+              + partition
+              + " baseOffset="
+              + baseOffset);
+    }
+    this.streamId = streamId;
+    this.partition = partition;
+    this.baseOffset = baseOffset;
+    this.nextOffset = baseOffset;
+  }
+
+  /**
+   * Appends the batches of one index entry: {@code bytes} holds whole RecordBatch v2 batches back
+   * to back whose first record has offset {@code entryBaseOffset}, which must be where the previous
+   * entry ended. Every batch is validated (header, Kafka CRC) before anything is added.
+   *
+   * @return the batches added, with their positions in the segment
+   * @throws dev.loam.error.CorruptionException if a batch is damaged
+   * @throws LoamException INVALID if the offset is not the next one or the segment grows too large
+   */
+  public List<SegmentBatch> addEntry(long entryBaseOffset, byte[] bytes) {
+    if (entryBaseOffset != nextOffset) {
+      throw new LoamException(
+          Kind.INVALID,
+          "segment entries must be dense expectedOffset="
+              + nextOffset
+              + " entryBaseOffset="
+              + entryBaseOffset);
+    }
+    List<RecordBatch> parsed = RecordBatches.parseAll(ByteBuffer.wrap(bytes));
+    if (parsed.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "segment entry holds no batch offset=" + nextOffset);
+    }
+    long needed = (long) dataLength + bytes.length;
+    if (needed
+                + SegmentFormat.INDEX_FIXED
+                + (long) (batches.size() + parsed.size()) * SegmentFormat.ENTRY_SIZE
+                + SegmentFormat.FOOTER_SIZE
+            > SegmentFormat.MAX_OBJECT_SIZE
+        || batches.size() + parsed.size() > SegmentFormat.MAX_BATCHES) {
+      throw new LoamException(Kind.INVALID, "segment too large bytes=" + needed);
+    }
+    if (needed > data.length) {
+      data = Arrays.copyOf(data, (int) Math.min(SegmentFormat.MAX_OBJECT_SIZE, needed * 2));
+    }
+    List<SegmentBatch> added = new ArrayList<>(parsed.size());
+    int at = 0;
+    for (RecordBatch b : parsed) {
+      int len = b.sizeInBytes();
+      int pos = dataLength;
+      System.arraycopy(bytes, at, data, pos, len);
+      RecordBatches.setBaseOffset(data, pos, nextOffset);
+      SegmentBatch sb = new SegmentBatch(nextOffset, b.recordCount(), b.maxTimestamp(), pos, len);
+      batches.add(sb);
+      added.add(sb);
+      nextOffset += b.recordCount();
+      dataLength += len;
+      at += len;
+    }
+    return added;
+  }
+
+  /** Batches added so far. */
+  public int batchCount() {
+    return batches.size();
+  }
+
+  /** Bytes of the data region so far, header included. */
+  public long dataBytes() {
+    return dataLength;
+  }
+
+  /** The offset after the last record added. */
+  public long nextOffset() {
+    return nextOffset;
+  }
+
+  /**
+   * Writes header, index and footer.
+   *
+   * @throws LoamException INVALID if no batch was added
+   */
+  public Segment build() {
+    if (batches.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "a segment needs at least one batch");
+    }
+    int indexLength = SegmentFormat.INDEX_FIXED + batches.size() * SegmentFormat.ENTRY_SIZE;
+    int size = dataLength + indexLength + SegmentFormat.FOOTER_SIZE;
+    byte[] out = Arrays.copyOf(data, size);
+    SegmentFormat.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
+    SegmentFormat.putShort(out, SegmentFormat.H_VERSION, SegmentFormat.VERSION);
+    out[SegmentFormat.H_ENCODING] = SegmentFormat.ENCODING_KAFKA;
+    out[SegmentFormat.H_FLAGS] = 0;
+    SegmentFormat.putLong(out, SegmentFormat.H_STREAM_ID, streamId);
+    SegmentFormat.putInt(out, SegmentFormat.H_PARTITION, partition);
+    SegmentFormat.putLong(out, SegmentFormat.H_BASE_OFFSET, baseOffset);
+    SegmentFormat.putInt(out, SegmentFormat.H_CRC, SegmentFormat.crc(out, 0, SegmentFormat.H_CRC));
+    int idx = dataLength;
+    SegmentFormat.putInt(out, idx, batches.size());
+    int e = idx + SegmentFormat.INDEX_FIXED;
+    for (SegmentBatch b : batches) {
+      SegmentFormat.putLong(out, e + SegmentFormat.E_BASE_OFFSET, b.baseOffset());
+      SegmentFormat.putInt(out, e + SegmentFormat.E_RECORD_COUNT, b.recordCount());
+      SegmentFormat.putLong(out, e + SegmentFormat.E_MAX_TIMESTAMP, b.maxTimestamp());
+      SegmentFormat.putLong(out, e + SegmentFormat.E_POSITION, b.position());
+      SegmentFormat.putInt(out, e + SegmentFormat.E_LENGTH, b.length());
+      e += SegmentFormat.ENTRY_SIZE;
+    }
+    int f = idx + indexLength;
+    SegmentFormat.putLong(out, f + SegmentFormat.F_INDEX_OFFSET, idx);
+    SegmentFormat.putInt(out, f + SegmentFormat.F_INDEX_LENGTH, indexLength);
+    SegmentFormat.putInt(
+        out, f + SegmentFormat.F_INDEX_CRC, SegmentFormat.crc(out, idx, indexLength));
+    SegmentFormat.putInt(
+        out,
+        f + SegmentFormat.F_DATA_CRC,
+        SegmentFormat.crc(out, SegmentFormat.HEADER_SIZE, dataLength - SegmentFormat.HEADER_SIZE));
+    SegmentFormat.putShort(out, f + SegmentFormat.F_VERSION, SegmentFormat.VERSION);
+    SegmentFormat.putShort(out, f + SegmentFormat.F_RESERVED, 0);
+    SegmentFormat.putInt(
+        out, f + SegmentFormat.F_FOOTER_CRC, SegmentFormat.crc(out, f, SegmentFormat.F_FOOTER_CRC));
+    SegmentFormat.putInt(out, f + SegmentFormat.F_MAGIC, SegmentFormat.FOOTER_MAGIC);
+    return new Segment(streamId, partition, baseOffset, batches, out);
+  }
+}

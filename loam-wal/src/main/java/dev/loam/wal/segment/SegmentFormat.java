@@ -1,0 +1,100 @@
+package dev.loam.wal.segment;
+
+import java.util.zip.CRC32C;
+
+/** Layout constants of segment format v1 (docs/formats/segment-v1.md). */
+final class SegmentFormat {
+  private SegmentFormat() {}
+
+  static final int VERSION = 1;
+  static final int ENCODING_KAFKA = 0;
+
+  static final int HEADER_MAGIC = 0x4C534547; // "LSEG"
+  static final int FOOTER_MAGIC = 0x4C534746; // "LSGF"
+
+  // Header, chained offsets.
+  static final int H_MAGIC = 0;
+  static final int H_VERSION = H_MAGIC + 4;
+  static final int H_ENCODING = H_VERSION + 2;
+  static final int H_FLAGS = H_ENCODING + 1;
+  static final int H_STREAM_ID = H_FLAGS + 1;
+  static final int H_PARTITION = H_STREAM_ID + 8;
+  static final int H_BASE_OFFSET = H_PARTITION + 4;
+  static final int H_CRC = H_BASE_OFFSET + 8;
+  static final int HEADER_SIZE = H_CRC + 4;
+
+  // Index entry, relative to the entry start.
+  static final int E_BASE_OFFSET = 0;
+  static final int E_RECORD_COUNT = E_BASE_OFFSET + 8;
+  static final int E_MAX_TIMESTAMP = E_RECORD_COUNT + 4;
+  static final int E_POSITION = E_MAX_TIMESTAMP + 8;
+  static final int E_LENGTH = E_POSITION + 8;
+  static final int ENTRY_SIZE = E_LENGTH + 4;
+
+  /** The index's u32 count before its entries. */
+  static final int INDEX_FIXED = 4;
+
+  // Footer, relative to the footer start.
+  static final int F_INDEX_OFFSET = 0;
+  static final int F_INDEX_LENGTH = F_INDEX_OFFSET + 8;
+  static final int F_INDEX_CRC = F_INDEX_LENGTH + 4;
+  static final int F_DATA_CRC = F_INDEX_CRC + 4;
+  static final int F_VERSION = F_DATA_CRC + 4;
+  static final int F_RESERVED = F_VERSION + 2;
+  static final int F_FOOTER_CRC = F_RESERVED + 2;
+  static final int F_MAGIC = F_FOOTER_CRC + 4;
+  static final int FOOTER_SIZE = F_MAGIC + 4;
+
+  static final int MAX_BATCHES = 1 << 24;
+
+  /** Built segments live in one byte[]. */
+  static final long MAX_OBJECT_SIZE = Integer.MAX_VALUE - 16;
+
+  static int crc(byte[] b, int off, int len) {
+    CRC32C c = new CRC32C();
+    c.update(b, off, len);
+    return (int) c.getValue();
+  }
+
+  static void putLong(byte[] a, int off, long v) {
+    for (int i = 7; i >= 0; i--) {
+      a[off + i] = (byte) v;
+      v >>>= 8;
+    }
+  }
+
+  static void putInt(byte[] a, int off, int v) {
+    a[off] = (byte) (v >>> 24);
+    a[off + 1] = (byte) (v >>> 16);
+    a[off + 2] = (byte) (v >>> 8);
+    a[off + 3] = (byte) v;
+  }
+
+  static void putShort(byte[] a, int off, int v) {
+    a[off] = (byte) (v >>> 8);
+    a[off + 1] = (byte) v;
+  }
+
+  static long getLong(byte[] a, int off) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (a[off + i] & 0xff);
+    }
+    return v;
+  }
+
+  static int getInt(byte[] a, int off) {
+    return ((a[off] & 0xff) << 24)
+        | ((a[off + 1] & 0xff) << 16)
+        | ((a[off + 2] & 0xff) << 8)
+        | (a[off + 3] & 0xff);
+  }
+
+  static int getU16(byte[] a, int off) {
+    return ((a[off] & 0xff) << 8) | (a[off + 1] & 0xff);
+  }
+
+  static String hex(int v) {
+    return String.format("0x%08x", v);
+  }
+}

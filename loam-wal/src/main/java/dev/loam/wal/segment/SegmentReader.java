@@ -1,0 +1,275 @@
+package dev.loam.wal.segment;
+
+import static dev.loam.wal.segment.SegmentFormat.hex;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.wal.batch.RecordBatch;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decodes and validates segments v1 (docs/formats/segment-v1.md): a tail (footer + index) or the
+ * whole object. Stateless and thread-safe. Corruption messages name the field and expected/actual
+ * values; the caller appends {@code key=<object key>}.
+ */
+public final class SegmentReader {
+  /** Size of the fixed footer at the end of every segment. */
+  public static final int FOOTER_SIZE = SegmentFormat.FOOTER_SIZE;
+
+  /** Size of the fixed header: where the first batch starts. */
+  public static final int HEADER_SIZE = SegmentFormat.HEADER_SIZE;
+
+  /** The footer: where the index is, and the CRCs of index and data. */
+  public record SegmentFooter(long indexOffset, int indexLength, int indexCrc32c, int dataCrc32c) {}
+
+  private SegmentReader() {}
+
+  /**
+   * Validates the footer in the last bytes of {@code tail}: magic, footer CRC, version, reserved
+   * bits, and that the index range fits the object.
+   *
+   * @param tail the last {@code tail.length} bytes of the object
+   * @throws CorruptionException if the footer is damaged or the object too small
+   * @throws LoamException INVALID if {@code tail} is shorter than a footer or longer than the
+   *     object, or the version is newer than this reader
+   */
+  public static SegmentFooter parseFooter(byte[] tail, long objectSize) {
+    long min = (long) HEADER_SIZE + FOOTER_SIZE + SegmentFormat.INDEX_FIXED;
+    if (objectSize < min) {
+      throw new CorruptionException("segment too small size=" + objectSize + " min=" + min);
+    }
+    if (tail.length < FOOTER_SIZE || tail.length > objectSize) {
+      throw new LoamException(
+          Kind.INVALID,
+          "segment tail length out of range tailLength="
+              + tail.length
+              + " objectSize="
+              + objectSize);
+    }
+    int f = tail.length - FOOTER_SIZE;
+    int magic = SegmentFormat.getInt(tail, f + SegmentFormat.F_MAGIC);
+    if (magic != SegmentFormat.FOOTER_MAGIC) {
+      throw new CorruptionException(
+          "segment footer magic mismatch expected="
+              + hex(SegmentFormat.FOOTER_MAGIC)
+              + " actual="
+              + hex(magic));
+    }
+    int stored = SegmentFormat.getInt(tail, f + SegmentFormat.F_FOOTER_CRC);
+    int computed = SegmentFormat.crc(tail, f, SegmentFormat.F_FOOTER_CRC);
+    if (stored != computed) {
+      throw new CorruptionException(
+          "segment footer crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
+    }
+    int version = SegmentFormat.getU16(tail, f + SegmentFormat.F_VERSION);
+    if (version != SegmentFormat.VERSION) {
+      throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
+    }
+    int reserved = SegmentFormat.getU16(tail, f + SegmentFormat.F_RESERVED);
+    if (reserved != 0) {
+      throw new CorruptionException("segment footer reserved bits set reserved=" + reserved);
+    }
+    long indexOffset = SegmentFormat.getLong(tail, f + SegmentFormat.F_INDEX_OFFSET);
+    int indexLength = SegmentFormat.getInt(tail, f + SegmentFormat.F_INDEX_LENGTH);
+    if (indexOffset < HEADER_SIZE
+        || indexLength < SegmentFormat.INDEX_FIXED + SegmentFormat.ENTRY_SIZE
+        || indexOffset + (indexLength & 0xffffffffL) + FOOTER_SIZE != objectSize) {
+      throw new CorruptionException(
+          "segment footer ranges do not match the object indexOffset="
+              + indexOffset
+              + " indexLength="
+              + Integer.toUnsignedString(indexLength)
+              + " objectSize="
+              + objectSize);
+    }
+    return new SegmentFooter(
+        indexOffset,
+        indexLength,
+        SegmentFormat.getInt(tail, f + SegmentFormat.F_INDEX_CRC),
+        SegmentFormat.getInt(tail, f + SegmentFormat.F_DATA_CRC));
+  }
+
+  /** How many bytes from the end hold the footer and the index. */
+  public static long requiredTailLength(SegmentFooter footer, long objectSize) {
+    return objectSize - footer.indexOffset();
+  }
+
+  /**
+   * Validates footer and index from a tail of at least {@link #requiredTailLength} bytes and
+   * returns the batch index: CRC, count, dense offsets, contiguous positions from the header's end
+   * to the index.
+   *
+   * @throws LoamException INVALID if the tail is too short for the index
+   */
+  public static List<SegmentBatch> parseIndex(byte[] tail, long objectSize) {
+    SegmentFooter footer = parseFooter(tail, objectSize);
+    long need = requiredTailLength(footer, objectSize);
+    if (tail.length < need) {
+      throw new LoamException(
+          Kind.INVALID,
+          "segment tail too short for the index need=" + need + " tailLength=" + tail.length);
+    }
+    int idx = (int) (tail.length - need);
+    int stored = footer.indexCrc32c();
+    int computed = SegmentFormat.crc(tail, idx, footer.indexLength());
+    if (stored != computed) {
+      throw new CorruptionException(
+          "segment index crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
+    }
+    long count = SegmentFormat.getInt(tail, idx) & 0xffffffffL;
+    if (count < 1
+        || count > SegmentFormat.MAX_BATCHES
+        || SegmentFormat.INDEX_FIXED + count * SegmentFormat.ENTRY_SIZE != footer.indexLength()) {
+      throw new CorruptionException(
+          "segment index count does not match its length count="
+              + count
+              + " indexLength="
+              + footer.indexLength());
+    }
+    List<SegmentBatch> out = new ArrayList<>((int) count);
+    long expectedPosition = HEADER_SIZE;
+    long expectedOffset = -1;
+    int e = idx + SegmentFormat.INDEX_FIXED;
+    for (int i = 0; i < count; i++, e += SegmentFormat.ENTRY_SIZE) {
+      SegmentBatch b =
+          new SegmentBatch(
+              SegmentFormat.getLong(tail, e + SegmentFormat.E_BASE_OFFSET),
+              SegmentFormat.getInt(tail, e + SegmentFormat.E_RECORD_COUNT),
+              SegmentFormat.getLong(tail, e + SegmentFormat.E_MAX_TIMESTAMP),
+              SegmentFormat.getLong(tail, e + SegmentFormat.E_POSITION),
+              SegmentFormat.getInt(tail, e + SegmentFormat.E_LENGTH));
+      String at = " batch=" + i;
+      if (b.recordCount() < 1 || b.length() < 61 || b.baseOffset() < 0) {
+        throw new CorruptionException(
+            "segment index entry out of range"
+                + at
+                + " recordCount="
+                + b.recordCount()
+                + " length="
+                + b.length()
+                + " baseOffset="
+                + b.baseOffset());
+      }
+      if (b.position() != expectedPosition) {
+        throw new CorruptionException(
+            "segment batches not contiguous"
+                + at
+                + " expected="
+                + expectedPosition
+                + " position="
+                + b.position());
+      }
+      if (expectedOffset >= 0 && b.baseOffset() != expectedOffset) {
+        throw new CorruptionException(
+            "segment offsets not dense"
+                + at
+                + " expected="
+                + expectedOffset
+                + " baseOffset="
+                + b.baseOffset());
+      }
+      expectedPosition = b.position() + b.length();
+      expectedOffset = b.endOffset();
+      out.add(b);
+    }
+    if (expectedPosition != footer.indexOffset()) {
+      throw new CorruptionException(
+          "segment data does not end at the index end="
+              + expectedPosition
+              + " indexOffset="
+              + footer.indexOffset());
+    }
+    return out;
+  }
+
+  /**
+   * Parses and validates a whole segment: everything {@link #parseIndex} checks, plus the header
+   * (magic, CRC, version, encoding, flags), that the header's base offset is the first batch's, the
+   * data CRC, and every batch (Kafka header and CRC, length, baseOffset, record count, max
+   * timestamp against the index).
+   *
+   * @throws CorruptionException on any damage, including truncation
+   * @throws LoamException INVALID for an unsupported version or encoding
+   */
+  public static Segment parse(byte[] bytes) {
+    if (bytes.length < HEADER_SIZE) {
+      throw new CorruptionException("segment truncated header length=" + bytes.length);
+    }
+    int magic = SegmentFormat.getInt(bytes, SegmentFormat.H_MAGIC);
+    if (magic != SegmentFormat.HEADER_MAGIC) {
+      throw new CorruptionException(
+          "segment header magic mismatch expected="
+              + hex(SegmentFormat.HEADER_MAGIC)
+              + " actual="
+              + hex(magic));
+    }
+    int stored = SegmentFormat.getInt(bytes, SegmentFormat.H_CRC);
+    int computed = SegmentFormat.crc(bytes, 0, SegmentFormat.H_CRC);
+    if (stored != computed) {
+      throw new CorruptionException(
+          "segment header crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
+    }
+    int version = SegmentFormat.getU16(bytes, SegmentFormat.H_VERSION);
+    if (version != SegmentFormat.VERSION) {
+      throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
+    }
+    int encoding = bytes[SegmentFormat.H_ENCODING] & 0xff;
+    if (encoding != SegmentFormat.ENCODING_KAFKA) {
+      throw new LoamException(Kind.INVALID, "unsupported segment encoding=" + encoding);
+    }
+    if (bytes[SegmentFormat.H_FLAGS] != 0) {
+      throw new CorruptionException(
+          "segment header flags set flags=" + bytes[SegmentFormat.H_FLAGS]);
+    }
+    long streamId = SegmentFormat.getLong(bytes, SegmentFormat.H_STREAM_ID);
+    int partition = SegmentFormat.getInt(bytes, SegmentFormat.H_PARTITION);
+    long baseOffset = SegmentFormat.getLong(bytes, SegmentFormat.H_BASE_OFFSET);
+    if (partition < 0 || baseOffset < 0) {
+      throw new CorruptionException(
+          "segment header out of range partition=" + partition + " baseOffset=" + baseOffset);
+    }
+    if (bytes.length < HEADER_SIZE + FOOTER_SIZE + SegmentFormat.INDEX_FIXED) {
+      throw new CorruptionException("segment truncated length=" + bytes.length);
+    }
+    List<SegmentBatch> batches = parseIndex(bytes, bytes.length);
+    if (batches.get(0).baseOffset() != baseOffset) {
+      throw new CorruptionException(
+          "segment header base offset differs from the index header="
+              + baseOffset
+              + " index="
+              + batches.get(0).baseOffset());
+    }
+    SegmentFooter footer = parseFooter(bytes, bytes.length);
+    int dataCrc = SegmentFormat.crc(bytes, HEADER_SIZE, (int) footer.indexOffset() - HEADER_SIZE);
+    if (dataCrc != footer.dataCrc32c()) {
+      throw new CorruptionException(
+          "segment data crc mismatch stored="
+              + hex(footer.dataCrc32c())
+              + " computed="
+              + hex(dataCrc));
+    }
+    for (int i = 0; i < batches.size(); i++) {
+      SegmentBatch b = batches.get(i);
+      RecordBatch rb =
+          RecordBatch.readFrom(ByteBuffer.wrap(bytes, (int) b.position(), b.length()).slice());
+      if (rb.sizeInBytes() != b.length()
+          || rb.baseOffset() != b.baseOffset()
+          || rb.recordCount() != b.recordCount()
+          || rb.maxTimestamp() != b.maxTimestamp()) {
+        throw new CorruptionException(
+            "segment batch differs from its index entry batch="
+                + i
+                + " position="
+                + b.position()
+                + " index="
+                + b
+                + " batch="
+                + rb);
+      }
+    }
+    return new Segment(streamId, partition, baseOffset, batches, bytes);
+  }
+}
