@@ -132,6 +132,7 @@ public final class LoamNode implements AutoCloseable {
     private Path dataDir;
     private ObjectStore store;
     private String storeUri;
+    private ObjectStore expressStore;
     private Metastore metastore;
     private InstantSource clock;
     private RandomGenerator random;
@@ -162,6 +163,16 @@ public final class LoamNode implements AutoCloseable {
      */
     public Builder storeUri(String uri) {
       this.storeUri = uri;
+      return this;
+    }
+
+    /**
+     * The store for express-class WAL objects, normally an {@link
+     * dev.loam.store.express.ExpressObjectStore} over three zonal stores. Without one, the node
+     * refuses express streams (INVALID). Not closed by the node.
+     */
+    public Builder expressStore(ObjectStore s) {
+      this.expressStore = s;
       return this;
     }
 
@@ -254,7 +265,8 @@ public final class LoamNode implements AutoCloseable {
                   metaExec);
           owned.add(m);
         }
-        NodeRuntime rt = NodeRuntime.start(nodeId, settings, os, m, c, r, s, startTimeout);
+        NodeRuntime rt =
+            NodeRuntime.start(nodeId, settings, os, expressStore, m, c, r, s, startTimeout);
         return new LoamNode(rt, owned, closeTimeout);
       } catch (RuntimeException e) {
         for (int i = owned.size() - 1; i >= 0; i--) {

@@ -300,6 +300,14 @@ class WritePathPropertyTest {
     final Path dir;
     final TestCluster cluster;
     final FaultyObjectStore store;
+    // Express objects go to three in-memory zones that live as long as the scenario.
+    final dev.loam.spi.store.ObjectStore express =
+        new dev.loam.store.express.ExpressObjectStore(
+            java.util.List.of(
+                new dev.loam.store.memory.InMemoryObjectStore(java.time.InstantSource.system()),
+                new dev.loam.store.memory.InMemoryObjectStore(java.time.InstantSource.system()),
+                new dev.loam.store.memory.InMemoryObjectStore(java.time.InstantSource.system())),
+            0);
     final FaultyMetastore meta;
     final NodeSettings settings;
     final List<String> streamNames = new ArrayList<>();
@@ -357,6 +365,7 @@ class WritePathPropertyTest {
           .nodeId(NODE)
           .settings(settings)
           .objectStore(store)
+          .expressStore(express)
           .metastore(meta)
           .start();
     }

@@ -54,6 +54,11 @@ public final class TestCluster implements AutoCloseable {
     return n;
   }
 
+  /** Closes {@code node} with the cluster. */
+  public void adopt(LoamNode node) {
+    nodes.add(node);
+  }
+
   @Override
   public void close() {
     nodes.forEach(LoamNode::close);

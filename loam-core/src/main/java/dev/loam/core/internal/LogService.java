@@ -124,6 +124,9 @@ public final class LogService implements Log {
               Kind.INVALID,
               "durability class quorum is not available yet stream=" + namespace + "/" + stream));
     }
+    if (!writers.containsKey(spec.durabilityClass())) {
+      return CompletableFuture.failedFuture(noWriter(spec.durabilityClass(), namespace, stream));
+    }
     StreamConfig config =
         new StreamConfig(
             spec.partitions(),
@@ -340,8 +343,11 @@ public final class LogService implements Log {
       return CompletableFuture.failedFuture(e);
     }
     String subject = "stream=" + namespace + "/" + stream;
-    return writers
-        .get(cls)
+    WalWriter writer = writers.get(cls);
+    if (writer == null) {
+      return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
+    }
+    return writer
         .submit(batches)
         .thenApply(
             acks -> {
@@ -388,6 +394,19 @@ public final class LogService implements Log {
             });
   }
 
+  private static LoamException noWriter(DurabilityClass c, String namespace, String stream) {
+    return new LoamException(
+        Kind.INVALID,
+        "this node has no "
+            + c.wireName()
+            + " store configured (LoamNode.Builder.expressStore) class="
+            + c.wireName()
+            + " stream="
+            + namespace
+            + "/"
+            + stream);
+  }
+
   private static String producerText(ProducerIdentity p) {
     return p == null
         ? ""
@@ -407,7 +426,8 @@ public final class LogService implements Log {
     if (r.key() != null) {
       return Partitioner.partitionForKey(r.key(), n);
     }
-    long gen = writers.get(cls).generation();
+    WalWriter w = writers.get(cls);
+    long gen = w == null ? 0 : w.generation();
     Sticky st =
         sticky.compute(
             s.id(),

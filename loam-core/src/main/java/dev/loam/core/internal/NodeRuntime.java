@@ -46,11 +46,16 @@ public final class NodeRuntime {
       String nodeId,
       long epoch,
       NodeSettings settings,
-      ObjectStore store,
+      ObjectStore standardStore,
+      ObjectStore expressStore,
       Metastore meta,
       InstantSource clock,
       RandomGenerator random,
       ScheduledExecutorService scheduler) {
+    ObjectStore store =
+        expressStore == null
+            ? standardStore
+            : new ClassRoutingObjectStore(standardStore, expressStore);
     this.nodeId = nodeId;
     this.epoch = epoch;
     this.meta = meta;
@@ -65,7 +70,12 @@ public final class NodeRuntime {
           }
         });
     UlidGenerator ulids = new UlidGenerator(random);
-    for (DurabilityClass c : List.of(DurabilityClass.STANDARD, DurabilityClass.EXPRESS)) {
+    // Express needs its three-zone store (issue 5); without one the node refuses express streams.
+    List<DurabilityClass> classes =
+        expressStore == null
+            ? List.of(DurabilityClass.STANDARD)
+            : List.of(DurabilityClass.STANDARD, DurabilityClass.EXPRESS);
+    for (DurabilityClass c : classes) {
       Duration interval =
           c == DurabilityClass.EXPRESS
               ? settings.expressFlushInterval()
@@ -147,6 +157,7 @@ public final class NodeRuntime {
       String nodeId,
       NodeSettings settings,
       ObjectStore store,
+      ObjectStore expressStore,
       Metastore meta,
       InstantSource clock,
       RandomGenerator random,
@@ -174,7 +185,8 @@ public final class NodeRuntime {
     if (a.outcome() instanceof Outcome.Rejected r) {
       throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
     }
-    return new NodeRuntime(nodeId, epoch, settings, store, meta, clock, random, scheduler);
+    return new NodeRuntime(
+        nodeId, epoch, settings, store, expressStore, meta, clock, random, scheduler);
   }
 
   public Log log() {

@@ -40,7 +40,9 @@ final class ObjectGc {
   private static final Logger log = LoggerFactory.getLogger(ObjectGc.class);
 
   static final int MAX_BATCH = 1000;
-  static final List<String> PREFIXES = List.of("wal/", Segmenter.PREFIX);
+  // One prefix per store: express WAL objects live in their own store (ClassRoutingObjectStore).
+  static final List<String> PREFIXES =
+      List.of("wal/standard/", ClassRoutingObjectStore.EXPRESS_PREFIX, Segmenter.PREFIX);
 
   private final String nodeId;
   private final LongSupplier epoch;

@@ -223,6 +223,7 @@ class SegmentsAndGcSimTest {
         "n1",
         settings,
         store,
+        null,
         meta,
         clock,
         new Random(rnd.nextLong()),
