@@ -1,0 +1,699 @@
+package dev.loam.meta.ratis;
+
+import dev.loam.error.CorruptionException;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Applied;
+import dev.loam.meta.ApplyListener;
+import dev.loam.meta.MetaReader;
+import dev.loam.meta.MetaSettings;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.codec.CommandCodec;
+import dev.loam.meta.codec.OutcomeCodec;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.Outcome;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.apache.ratis.util.TimeoutExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicated {@link Metastore} on Apache Ratis (docs/metastore-ratis.md): one replica of a Raft
+ * group whose entries are {@link CommandCodec} commands applied by the same {@code
+ * MetaStateMachine} as the embedded metastore. A metastore index (an {@link Applied#index()}, a
+ * consistency token) counts commands: the n-th command applied is index n on every replica,
+ * whatever Ratis log index carried it (Ratis interleaves configuration and commit-index entries).
+ *
+ * <ul>
+ *   <li><b>Proposals</b> go through this replica's Ratis client to the leader. The client retries
+ *       through leader changes and timeouts with the <em>same</em> call id, so the Ratis retry
+ *       cache answers a retry of a logged command with its first reply, and the state machine's
+ *       commit dedupe covers the rest. Retries are bounded ({@link
+ *       RatisSettings#proposalTimeoutBound()}). A proposal completes once its command is applied on
+ *       <em>this</em> replica.
+ *   <li><b>Reads</b> ({@link #read}) run against this replica's state under a read lock; {@link
+ *       #awaitApplied} makes them read-your-writes on any replica; {@link #readLinearizable} first
+ *       asks the leader for a read index.
+ *   <li><b>Watches</b>: every replica calls its {@link ApplyListener}s as it applies, so a waiter
+ *       on one node wakes within milliseconds of a commit made through another.
+ * </ul>
+ *
+ * <p>Failure kinds: UNAVAILABLE when the command was certainly not logged (closed, stopped after a
+ * failure, too many proposals in flight); OUTCOME_UNKNOWN once it was handed to Ratis and no reply
+ * came (retries exhausted, client closed, this replica stopped before applying it). A replica that
+ * fails to apply or to snapshot stops (fail-stop, see {@link MetaRatisStateMachine}).
+ *
+ * <p>Thread-safe. Ratis owns its threads; futures are completed on the injected executor.
+ */
+public final class RatisMetastore implements Metastore {
+  private static final Logger LOG = LoggerFactory.getLogger(RatisMetastore.class);
+
+  private final RatisSettings ratis;
+  private final MetaSettings settings;
+  private final InstantSource clock;
+  private final Executor executor;
+  private final long maxFutureStampMillis;
+  private final RaftGroupId groupId;
+  private final RaftPeerId localId;
+  private final MetaRatisStateMachine stateMachine;
+  private final Semaphore inFlight;
+  private final CopyOnWriteArrayList<ApplyListener> listeners = new CopyOnWriteArrayList<>();
+
+  /** awaitApplied futures by index; guarded by itself. */
+  private final TreeMap<Long, List<CompletableFuture<Void>>> waiters = new TreeMap<>();
+
+  private volatile long appliedIndex;
+  private volatile boolean closed;
+
+  /** The first fatal failure of this replica (fail-stop); once set, proposals fail. */
+  private volatile LoamException failure;
+
+  private RaftServer server;
+  private RaftClient client;
+
+  private RatisMetastore(
+      RatisSettings ratis, MetaSettings settings, InstantSource clock, Executor executor) {
+    this.ratis = ratis;
+    this.settings = settings;
+    this.clock = clock;
+    this.executor = executor;
+    this.maxFutureStampMillis = settings.maxFutureStamp().toMillis();
+    this.groupId = groupId(ratis.groupName());
+    this.localId = RaftPeerId.valueOf(ratis.localPeerId());
+    this.inFlight = new Semaphore(ratis.maxInFlightProposals());
+    this.stateMachine = new MetaRatisStateMachine(settings, new HostImpl());
+  }
+
+  /**
+   * Starts this replica: recovers its state from {@code storageDir} (newest snapshot, then the
+   * logged entries after it as the leader confirms their commit) or formats it, joins the group and
+   * starts serving. Returns before a leader is elected; proposals wait for one within their retry
+   * budget.
+   *
+   * @param clock used only for the future-stamp check of {@link #propose}
+   * @param executor completes proposal, read and awaitApplied futures, and runs blocking admin
+   *     calls
+   * @throws LoamException UNAVAILABLE if the server cannot start (port taken, directory locked or
+   *     unreadable); CORRUPTION if the newest snapshot is damaged
+   */
+  public static RatisMetastore start(
+      RatisSettings ratis, MetaSettings settings, InstantSource clock, Executor executor) {
+    Objects.requireNonNull(ratis, "ratis");
+    Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(executor, "executor");
+    RatisMetastore m = new RatisMetastore(ratis, settings, clock, executor);
+    try {
+      m.startServer();
+      return m;
+    } catch (IOException | RuntimeException e) {
+      m.close();
+      CorruptionException corrupt = findCause(e, CorruptionException.class);
+      if (corrupt != null) {
+        throw corrupt;
+      }
+      throw new LoamException(
+          Kind.UNAVAILABLE,
+          "cannot start the Ratis metastore peer="
+              + ratis.localPeerId()
+              + " dir="
+              + ratis.storageDir(),
+          e);
+    }
+  }
+
+  private void startServer() throws IOException {
+    RaftProperties props = serverProperties();
+    List<RaftPeer> peers = new ArrayList<>();
+    ratis.voters().forEach((id, addr) -> peers.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
+    ratis.listeners().forEach((id, addr) -> peers.add(peer(id, addr, RaftPeerRole.LISTENER)));
+    RaftGroup group = RaftGroup.valueOf(groupId, peers);
+    Files.createDirectories(ratis.storageDir());
+    boolean existing = Files.isDirectory(ratis.storageDir().resolve(groupId.getUuid().toString()));
+    server =
+        RaftServer.newBuilder()
+            .setServerId(localId)
+            .setGroup(group)
+            .setStateMachine(stateMachine)
+            .setProperties(props)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .build();
+    server.start();
+
+    List<RaftPeer> voters = new ArrayList<>();
+    ratis.voters().forEach((id, addr) -> voters.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
+    RaftProperties clientProps = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(clientProps, SupportedRpcType.GRPC);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(clientProps, td(ratis.requestTimeout()));
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(
+        clientProps, Math.max(2, ratis.maxInFlightProposals()));
+    client =
+        RaftClient.newBuilder()
+            .setProperties(clientProps)
+            .setRaftGroup(RaftGroup.valueOf(groupId, voters))
+            // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
+            .setRetryPolicy(
+                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                    ratis.maxAttempts(), td(ratis.retryInterval())))
+            .build();
+  }
+
+  private RaftProperties serverProperties() {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    String local =
+        ratis.localIsVoter()
+            ? ratis.voters().get(ratis.localPeerId())
+            : ratis.listeners().get(ratis.localPeerId());
+    GrpcConfigKeys.Server.setPort(p, Integer.parseInt(local.substring(local.lastIndexOf(':') + 1)));
+    RaftServerConfigKeys.setStorageDir(p, List.of(ratis.storageDir().toFile()));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(ratis.electionTimeoutMin()));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(ratis.electionTimeoutMax()));
+    RaftServerConfigKeys.Rpc.setRequestTimeout(p, td(ratis.requestTimeout()));
+    // Linearizable reads use the Raft read index (Raft thesis §6.4), never a stale leader.
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Read.setTimeout(p, td(ratis.requestTimeout()));
+    // Kept on (the default): the leader logs each commit index advance as a metadata entry and
+    // sends it at once, which is how followers learn of a commit within a round trip instead of a
+    // heartbeat later. Those entries take Ratis log indexes, which is why metastore indexes count
+    // commands instead (docs/metastore-ratis.md "Indexes").
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(ratis.logSegmentSizeBytes()));
+    RaftServerConfigKeys.Log.setPreallocatedSize(
+        p, SizeInBytes.valueOf(Math.min(4L << 20, ratis.logSegmentSizeBytes())));
+    // Purge to the snapshot even if a follower is behind: it then catches up by snapshot install
+    // (docs/metastore-ratis.md "Snapshots and purge").
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(
+        p, (int) Math.max(1, Math.min(1024, ratis.snapshotThresholdEntries())));
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, ratis.snapshotThresholdEntries());
+    RaftServerConfigKeys.Snapshot.setCreationGap(p, 1);
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+    // A stop is treated like a crash: recovery replays the log after the last snapshot.
+    RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
+    // The retry cache must outlive a proposal's whole retry budget, or a late retry of a logged
+    // command would be logged again (then only the state machine's dedupe would catch it).
+    Duration expiry = ratis.proposalTimeoutBound().multipliedBy(2);
+    RaftServerConfigKeys.RetryCache.setExpiryTime(
+        p, td(expiry.compareTo(Duration.ofSeconds(60)) < 0 ? Duration.ofSeconds(60) : expiry));
+    return p;
+  }
+
+  private static RaftPeer peer(String id, String address, RaftPeerRole role) {
+    return RaftPeer.newBuilder().setId(id).setAddress(address).setStartupRole(role).build();
+  }
+
+  static RaftGroupId groupId(String groupName) {
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes(("loam-meta:" + groupName).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static TimeDuration td(Duration d) {
+    return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  // ---- Metastore
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Goes through the leader; completes once applied on this replica. Fails with UNAVAILABLE
+   * before anything was sent (closed, stopped, {@code maxInFlightProposals} reached) and with
+   * OUTCOME_UNKNOWN once Ratis had the command and gave no answer within the retry budget.
+   */
+  @Override
+  public CompletableFuture<Applied> propose(Command command) {
+    Objects.requireNonNull(command, "command");
+    LoamException refused = refusal();
+    if (refused != null) {
+      return CompletableFuture.failedFuture(refused);
+    }
+    // Refused before logging, with this replica's clock: a node with a fast clock must not push
+    // the metastore clock ahead and make every later commit stale (stream-engine.txt §3).
+    long now = clock.millis();
+    long stamp = command.origin().stampMillis();
+    if (stamp > now + maxFutureStampMillis) {
+      return CompletableFuture.completedFuture(
+          new Applied(
+              appliedIndex(),
+              new Outcome.Rejected(
+                  Outcome.RejectReason.FUTURE_STAMP,
+                  "command stamped too far ahead of the metastore's clock node="
+                      + command.origin().nodeId()
+                      + " stamp="
+                      + stamp
+                      + " clock="
+                      + now
+                      + " maxFutureStampMillis="
+                      + maxFutureStampMillis)));
+    }
+    byte[] payload;
+    try {
+      payload = CommandCodec.encode(command);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (!inFlight.tryAcquire()) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.UNAVAILABLE,
+              "too many metastore proposals in flight maxInFlightProposals="
+                  + ratis.maxInFlightProposals()
+                  + " peer="
+                  + localId));
+    }
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)));
+    } catch (RuntimeException e) {
+      inFlight.release();
+      return CompletableFuture.failedFuture(unknown("metastore proposal failed to send", e));
+    }
+    CompletableFuture<Applied> result = new CompletableFuture<>();
+    sent.whenComplete(
+        (reply, err) -> {
+          inFlight.release();
+          if (err != null) {
+            completeExceptionally(result, unknown("metastore proposal failed", err));
+            return;
+          }
+          if (!reply.isSuccess()) {
+            completeExceptionally(
+                result, unknown("metastore proposal failed", reply.getException()));
+            return;
+          }
+          long index;
+          Outcome outcome;
+          try {
+            ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
+            index = b.getLong();
+            byte[] o = new byte[b.remaining()];
+            b.get(o);
+            outcome = OutcomeCodec.decode(o);
+          } catch (RuntimeException e) {
+            completeExceptionally(
+                result,
+                new LoamException(
+                    Kind.INTERNAL,
+                    "undecodable metastore reply logIndex="
+                        + reply.getLogIndex()
+                        + " peer="
+                        + localId,
+                    e));
+            return;
+          }
+          // Committed and applied on the leader; complete once this replica has it too, so the
+          // caller's next local read sees it.
+          awaitApplied(index)
+              .whenComplete(
+                  (v, e2) -> {
+                    if (e2 == null) {
+                      result.complete(new Applied(index, outcome));
+                    } else {
+                      result.completeExceptionally(
+                          new LoamException(
+                              Kind.OUTCOME_UNKNOWN,
+                              "metastore command committed but this replica stopped before"
+                                  + " applying it index="
+                                  + index
+                                  + " peer="
+                                  + localId,
+                              unwrap(e2)));
+                    }
+                  });
+        });
+    return result;
+  }
+
+  private LoamException unknown(String what, Throwable cause) {
+    Throwable c = unwrap(cause);
+    return new LoamException(
+        Kind.OUTCOME_UNKNOWN,
+        what
+            + "; it may have been logged, retry the same command cause="
+            + (c == null ? "none" : c.getClass().getSimpleName())
+            + " peer="
+            + localId,
+        c);
+  }
+
+  private LoamException refusal() {
+    if (closed) {
+      return new LoamException(Kind.UNAVAILABLE, "metastore is closed peer=" + localId);
+    }
+    LoamException f = failure;
+    if (f != null) {
+      return new LoamException(
+          Kind.UNAVAILABLE,
+          "metastore replica stopped after a failure; restart it peer=" + localId,
+          f);
+    }
+    return null;
+  }
+
+  /** Runs a query against this replica's applied state (which may lag the leader). */
+  @Override
+  public <T> T read(Function<MetaReader, T> query) {
+    return stateMachine.read(query);
+  }
+
+  /**
+   * Runs a query against a state at least as new as every command committed before this call
+   * (linearizable): the leader confirms its leadership and returns its read index, this replica
+   * waits until it has applied that index, then reads locally. For admin tools; plain reads with a
+   * consistency token ({@link #awaitApplied}) are cheaper.
+   *
+   * <p>Fails with UNAVAILABLE when no leader answers within the retry budget (a read changes
+   * nothing, so a retry is always safe) or the replica is closed.
+   */
+  public <T> CompletableFuture<T> readLinearizable(Function<MetaReader, T> query) {
+    Objects.requireNonNull(query, "query");
+    LoamException refused = refusal();
+    if (refused != null) {
+      return CompletableFuture.failedFuture(refused);
+    }
+    CompletableFuture<Long> readIndex = new CompletableFuture<>();
+    readIndexAttempt(1, readIndex);
+    return readIndex.thenCompose(this::awaitApplied).thenApplyAsync(v -> read(query), executor);
+  }
+
+  /**
+   * One attempt to get a read index from the leader (the leader's applied index once it has
+   * confirmed its leadership and applied its read index). A replica that does not know the leader
+   * yet answers with an error the Ratis client does not retry, so attempts are retried here, after
+   * {@code retryInterval} on Ratis's timer, up to {@code maxAttempts}.
+   */
+  private void readIndexAttempt(int attempt, CompletableFuture<Long> result) {
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().sendReadOnly(Message.EMPTY);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    sent.whenComplete(
+        (reply, err) -> {
+          Throwable failed = err != null ? err : reply.isSuccess() ? null : reply.getException();
+          if (failed == null) {
+            ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
+            result.complete(b.getLong());
+          } else if (attempt >= ratis.maxAttempts() || refusal() != null) {
+            result.completeExceptionally(readFailed(failed));
+          } else {
+            TimeoutExecutor.getInstance()
+                .onTimeout(
+                    td(ratis.retryInterval()),
+                    () -> readIndexAttempt(attempt + 1, result),
+                    t -> result.completeExceptionally(readFailed(t)));
+          }
+        });
+  }
+
+  private LoamException readFailed(Throwable cause) {
+    Throwable c = unwrap(cause);
+    return new LoamException(
+        Kind.UNAVAILABLE, "linearizable metastore read failed peer=" + localId, c);
+  }
+
+  @Override
+  public long appliedIndex() {
+    return appliedIndex;
+  }
+
+  @Override
+  public CompletableFuture<Void> awaitApplied(long index) {
+    synchronized (waiters) {
+      if (appliedIndex >= index) {
+        return CompletableFuture.completedFuture(null);
+      }
+      LoamException refused = refusal();
+      if (refused != null) {
+        return CompletableFuture.failedFuture(
+            new LoamException(refused.kind(), refused.getMessage() + " index=" + index, refused));
+      }
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      waiters.computeIfAbsent(index, k -> new ArrayList<>()).add(f);
+      return f;
+    }
+  }
+
+  @Override
+  public void addApplyListener(ApplyListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Stops this replica: fails pending {@link #awaitApplied} futures with UNAVAILABLE, closes the
+   * client (proposals in flight fail with OUTCOME_UNKNOWN) and the server. The other replicas
+   * continue; a leader that closes is replaced after an election timeout. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (waiters) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    failWaiters(new LoamException(Kind.UNAVAILABLE, "metastore closed peer=" + localId));
+    closeQuietly(client, "client");
+    closeQuietly(server, "server");
+  }
+
+  private void closeQuietly(AutoCloseable c, String what) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warn("cannot close the Ratis {} peer={}", what, localId, e);
+    }
+  }
+
+  private void failWaiters(LoamException err) {
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    synchronized (waiters) {
+      waiters.values().forEach(pending::addAll);
+      waiters.clear();
+    }
+    pending.forEach(f -> completeExceptionally(f, err));
+  }
+
+  // ---- membership and admin
+
+  /**
+   * Replaces the voters (and listeners) of the group at runtime (Raft joint consensus through Ratis
+   * setConfiguration). New peers must already be running, started with settings naming this new
+   * configuration. Completes once the new configuration is committed.
+   *
+   * <p>Fails with UNAVAILABLE if no leader accepts it within the retry budget (a configuration
+   * change can be retried with the same target safely).
+   */
+  public CompletableFuture<Void> setConfiguration(
+      Map<String, String> voters, Map<String, String> listeners) {
+    List<RaftPeer> v = new ArrayList<>();
+    new TreeMap<>(voters).forEach((id, addr) -> v.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
+    List<RaftPeer> l = new ArrayList<>();
+    new TreeMap<>(listeners).forEach((id, addr) -> l.add(peer(id, addr, RaftPeerRole.LISTENER)));
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            RaftClientReply reply =
+                client
+                    .admin()
+                    .setConfiguration(
+                        SetConfigurationRequest.Arguments.newBuilder()
+                            .setServersInNewConf(v)
+                            .setListenersInNewConf(l)
+                            .build());
+            if (!reply.isSuccess()) {
+              throw new LoamException(
+                  Kind.UNAVAILABLE,
+                  "metastore configuration change failed peer=" + localId,
+                  reply.getException());
+            }
+            return null;
+          } catch (IOException e) {
+            throw new LoamException(
+                Kind.UNAVAILABLE, "metastore configuration change failed peer=" + localId, e);
+          }
+        },
+        executor);
+  }
+
+  /** This replica's peer id. */
+  public String peerId() {
+    return ratis.localPeerId();
+  }
+
+  /** The settings this replica applies with. */
+  public MetaSettings settings() {
+    return settings;
+  }
+
+  /** The first failure that stopped this replica, if any. */
+  public java.util.Optional<LoamException> failure() {
+    return java.util.Optional.ofNullable(failure);
+  }
+
+  /** Whether this replica is currently the Raft leader (a momentary view, for tools and tests). */
+  public boolean isLeader() {
+    try {
+      return !closed && server.getDivision(groupId).getInfo().isLeader();
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The Ratis log index of the newest durable snapshot on this replica, or -1. */
+  public long latestSnapshotIndex() {
+    return stateMachine.latestSnapshotIndex();
+  }
+
+  /** The Ratis log index of the last entry this replica applied (not a metastore index). */
+  long lastAppliedLogIndex() {
+    return stateMachine.getLastAppliedTermIndex().getIndex();
+  }
+
+  /** The first index still in this replica's Ratis log (it grows as the log is purged). */
+  long logStartIndex() throws IOException {
+    return server.getDivision(groupId).getRaftLog().getStartIndex();
+  }
+
+  /** {@code MetaStateMachine.snapshot()} of this replica's current state; for tests. */
+  byte[] stateSnapshotBytes() {
+    return stateMachine.snapshotBytes();
+  }
+
+  @Override
+  public String toString() {
+    return "RatisMetastore{peer=" + localId + ", appliedIndex=" + appliedIndex + "}";
+  }
+
+  // ---- the state machine's callbacks
+
+  private final class HostImpl implements MetaRatisStateMachine.Host {
+    @Override
+    public void applied(long index, Command command, Outcome outcome) {
+      for (ApplyListener l : listeners) {
+        try {
+          l.onApplied(index, command, outcome);
+        } catch (RuntimeException e) {
+          // A listener's bug must not stop the replica; logged, never swallowed silently.
+          LOG.error("apply listener failed index={} listener={} peer={}", index, l, localId, e);
+        }
+      }
+    }
+
+    @Override
+    public void appliedUpTo(long index) {
+      List<CompletableFuture<Void>> ready = new ArrayList<>();
+      synchronized (waiters) {
+        if (index <= appliedIndex) {
+          return;
+        }
+        appliedIndex = index;
+        Map<Long, List<CompletableFuture<Void>>> head = waiters.headMap(index, true);
+        head.values().forEach(ready::addAll);
+        head.clear();
+      }
+      // Off the Ratis apply thread: a caller's continuation must not stall apply.
+      ready.forEach(f -> complete(f, null));
+    }
+
+    @Override
+    public void fatal(String what, Throwable cause) {
+      LOG.error("metastore replica stopping: {} peer={}", what, localId, cause);
+      LoamException err = new LoamException(Kind.UNAVAILABLE, what + " peer=" + localId, cause);
+      synchronized (waiters) {
+        if (failure == null) {
+          failure = err;
+        }
+      }
+      failWaiters(err);
+    }
+  }
+
+  private <T> void complete(CompletableFuture<T> f, T value) {
+    try {
+      executor.execute(() -> f.complete(value));
+    } catch (RejectedExecutionException e) {
+      f.complete(value);
+    }
+  }
+
+  private void completeExceptionally(CompletableFuture<?> f, Throwable t) {
+    try {
+      executor.execute(() -> f.completeExceptionally(t));
+    } catch (RejectedExecutionException e) {
+      f.completeExceptionally(t);
+    }
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static <E extends Throwable> E findCause(Throwable t, Class<E> type) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (type.isInstance(c)) {
+        return type.cast(c);
+      }
+    }
+    return null;
+  }
+
+  /** Where this replica keeps its state machine files (for docs and tests). */
+  Path storageDir() {
+    return ratis.storageDir();
+  }
+}

@@ -1,0 +1,179 @@
+package dev.loam.meta.ratis;
+
+import dev.loam.meta.MetaSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * A Raft group of {@link RatisMetastore}s in one JVM over real loopback sockets (free ports), one
+ * directory per peer under {@code baseDir}. Peers can be stopped and restarted from their
+ * directories. Test code: it waits with futures and timeouts, never sleeps.
+ */
+final class RatisTestCluster implements AutoCloseable {
+  static final long TIMEOUT_SECONDS = 30;
+
+  private final Path baseDir;
+  private final MetaSettings metaSettings;
+  private final InstantSource clock;
+  private final Executor executor;
+  private final RatisSettings template;
+  private final Map<String, RatisMetastore> members = new LinkedHashMap<>();
+
+  private RatisTestCluster(
+      Path baseDir,
+      int voters,
+      MetaSettings metaSettings,
+      InstantSource clock,
+      Executor executor,
+      UnaryOperator<RatisSettings.Builder> tweak) {
+    this.baseDir = baseDir;
+    this.metaSettings = metaSettings;
+    this.clock = clock;
+    this.executor = executor;
+    Map<String, String> peers = new LinkedHashMap<>();
+    for (int i = 1; i <= voters; i++) {
+      peers.put("m" + i, "127.0.0.1:" + freePort());
+    }
+    this.template = tweak.apply(testDefaults("m1", peers, baseDir.resolve("m1"))).build();
+  }
+
+  /** Fast elections and short attempts, as suits loopback. */
+  static RatisSettings.Builder testDefaults(String id, Map<String, String> peers, Path dir) {
+    return RatisSettings.builder(id, peers, dir)
+        .electionTimeout(Duration.ofMillis(200), Duration.ofMillis(400))
+        .requestTimeout(Duration.ofSeconds(2))
+        .retryInterval(Duration.ofMillis(50))
+        .maxAttempts(100);
+  }
+
+  /** Starts every voter and waits until each has applied the first leader's entries. */
+  static RatisTestCluster start(
+      Path baseDir,
+      int voters,
+      MetaSettings metaSettings,
+      InstantSource clock,
+      Executor executor,
+      UnaryOperator<RatisSettings.Builder> tweak) {
+    RatisTestCluster c =
+        new RatisTestCluster(baseDir, voters, metaSettings, clock, executor, tweak);
+    try {
+      for (String id : c.template.voters().keySet()) {
+        c.start(id);
+      }
+      c.awaitInSync();
+      return c;
+    } catch (RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  RatisSettings settings(String id) {
+    return template.forPeer(id, baseDir.resolve(id));
+  }
+
+  /** Starts (or restarts from its directory) one peer. */
+  RatisMetastore start(String id) {
+    RatisMetastore m = RatisMetastore.start(settings(id), metaSettings, clock, executor);
+    members.put(id, m);
+    return m;
+  }
+
+  /** Stops one peer (its directory stays). */
+  void stop(String id) {
+    RatisMetastore m = members.remove(id);
+    if (m != null) {
+      m.close();
+    }
+  }
+
+  RatisMetastore member(String id) {
+    return members.get(id);
+  }
+
+  List<RatisMetastore> members() {
+    return new ArrayList<>(members.values());
+  }
+
+  List<String> ids() {
+    return new ArrayList<>(members.keySet());
+  }
+
+  /**
+   * A linearizable read through every running member: returns once a leader exists and each member
+   * has applied everything committed before the call.
+   */
+  void awaitInSync() {
+    for (RatisMetastore m : members.values()) {
+      get(m.readLinearizable(r -> r.appliedIndex()));
+    }
+  }
+
+  /** The current leader among the running members, after a linearizable read confirmed one. */
+  RatisMetastore leader() {
+    awaitInSync();
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      for (RatisMetastore m : members.values()) {
+        if (m.isLeader()) {
+          return m;
+        }
+      }
+      // Leadership moved between the read and the check: confirm a leader again.
+      awaitInSync();
+    }
+    throw new AssertionError("no leader among " + members.keySet());
+  }
+
+  static <T> T get(java.util.concurrent.CompletableFuture<T> f) {
+    try {
+      return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("timed out or failed", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    closeAll(members.values());
+    members.clear();
+  }
+
+  /** Closes replicas in parallel: a Ratis server takes most of a second to stop. */
+  static void closeAll(java.util.Collection<RatisMetastore> ms) {
+    List<Thread> threads = new ArrayList<>();
+    for (RatisMetastore m : ms) {
+      Thread t = new Thread(m::close, "close-" + m.peerId());
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      try {
+        t.join(TimeUnit.SECONDS.toMillis(TIMEOUT_SECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+}
