@@ -1,6 +1,7 @@
 package dev.loam.bench;
 
 import dev.loam.meta.MetaSettings;
+import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
@@ -11,7 +12,6 @@ import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.StreamConfig;
-import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.state.MetaStateMachine;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,8 +69,7 @@ public class CommitWalApplyBench {
     lookupStreamId =
         ((Outcome.StreamCreated)
                 lookupMachine.apply(++li, new CreateStream(o, "ns", "s", StreamConfig.standard(1))))
-            .stream()
-            .id();
+            .stream().id();
     for (int i = 0; i < 100_000; i++) {
       lookupMachine.apply(
           ++li,

@@ -52,7 +52,8 @@ public class RecordBatchBench {
               + "],\"region\":\"eu-west-1\",\"seq\":"
               + i
               + "}";
-      records.add(RecordData.of(1_700_000_000_000L + i, ("key-" + i % 10).getBytes(), v.getBytes()));
+      records.add(
+          RecordData.of(1_700_000_000_000L + i, ("key-" + i % 10).getBytes(), v.getBytes()));
     }
     settings = BatchSettings.plain(Compression.valueOf(compression));
     encoded = RecordBatchEncoder.encode(settings, records);

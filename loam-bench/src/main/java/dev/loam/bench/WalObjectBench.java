@@ -50,7 +50,8 @@ public class WalObjectBench {
   }
 
   private WalObject build() {
-    WalObjectBuilder b = new WalObjectBuilder("bench-node", new Ulid(1L << 16, 7), DurabilityClass.STANDARD);
+    WalObjectBuilder b =
+        new WalObjectBuilder("bench-node", new Ulid(1L << 16, 7), DurabilityClass.STANDARD);
     for (int i = 0; i < batches.size(); i++) {
       b.add(1, i % chunks, ChunkEncoding.KAFKA, batches.get(i));
     }
