@@ -104,7 +104,10 @@ public final class Demo {
           "loam demo: data-dir=%s store=%s stream=demo/events partitions=%d records-before=%d"
               + " flush=%dms%n",
           o.dataDir().toAbsolutePath(),
-          o.storeUri() == null ? o.dataDir().resolve("objects").toUri() : o.storeUri(),
+          // The query may carry credentials: never print it.
+          o.storeUri() == null
+              ? o.dataDir().resolve("objects").toUri()
+              : o.storeUri().replaceFirst("\\?.*$", "?…"),
           partitions,
           before,
           o.flushMillis());
