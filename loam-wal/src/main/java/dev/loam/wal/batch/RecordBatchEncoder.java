@@ -1,6 +1,7 @@
 package dev.loam.wal.batch;
 
 import dev.loam.error.LoamException;
+import dev.loam.wal.BigEndian;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -70,22 +71,22 @@ public final class RecordBatchEncoder {
     byte[] out = new byte[(int) total];
     int attributes =
         s.compression().code() | (s.timestampType() == TimestampType.LOG_APPEND_TIME ? 1 << 3 : 0);
-    putLong(out, RecordBatches.BASE_OFFSET_OFFSET, s.baseOffset());
-    putInt(out, RecordBatches.LENGTH_OFFSET, (int) total - RecordBatches.LOG_OVERHEAD);
-    putInt(out, RecordBatches.PARTITION_LEADER_EPOCH_OFFSET, -1);
+    BigEndian.putLong(out, RecordBatches.BASE_OFFSET_OFFSET, s.baseOffset());
+    BigEndian.putInt(out, RecordBatches.LENGTH_OFFSET, (int) total - RecordBatches.LOG_OVERHEAD);
+    BigEndian.putInt(out, RecordBatches.PARTITION_LEADER_EPOCH_OFFSET, -1);
     out[RecordBatches.MAGIC_OFFSET] = RecordBatches.MAGIC;
-    putShort(out, RecordBatches.ATTRIBUTES_OFFSET, attributes);
-    putInt(out, RecordBatches.LAST_OFFSET_DELTA_OFFSET, records.size() - 1);
-    putLong(out, RecordBatches.BASE_TIMESTAMP_OFFSET, baseTimestamp);
-    putLong(out, RecordBatches.MAX_TIMESTAMP_OFFSET, maxTimestamp);
-    putLong(out, RecordBatches.PRODUCER_ID_OFFSET, s.producerId());
-    putShort(out, RecordBatches.PRODUCER_EPOCH_OFFSET, s.producerEpoch());
-    putInt(out, RecordBatches.BASE_SEQUENCE_OFFSET, s.baseSequence());
-    putInt(out, RecordBatches.RECORDS_COUNT_OFFSET, records.size());
+    BigEndian.putShort(out, RecordBatches.ATTRIBUTES_OFFSET, attributes);
+    BigEndian.putInt(out, RecordBatches.LAST_OFFSET_DELTA_OFFSET, records.size() - 1);
+    BigEndian.putLong(out, RecordBatches.BASE_TIMESTAMP_OFFSET, baseTimestamp);
+    BigEndian.putLong(out, RecordBatches.MAX_TIMESTAMP_OFFSET, maxTimestamp);
+    BigEndian.putLong(out, RecordBatches.PRODUCER_ID_OFFSET, s.producerId());
+    BigEndian.putShort(out, RecordBatches.PRODUCER_EPOCH_OFFSET, s.producerEpoch());
+    BigEndian.putInt(out, RecordBatches.BASE_SEQUENCE_OFFSET, s.baseSequence());
+    BigEndian.putInt(out, RecordBatches.RECORDS_COUNT_OFFSET, records.size());
     System.arraycopy(section, 0, out, RecordBatches.HEADER_SIZE, sectionLen);
     CRC32C crc = new CRC32C();
     crc.update(out, RecordBatches.ATTRIBUTES_OFFSET, out.length - RecordBatches.ATTRIBUTES_OFFSET);
-    putInt(out, RecordBatches.CRC_OFFSET, (int) crc.getValue());
+    BigEndian.putInt(out, RecordBatches.CRC_OFFSET, (int) crc.getValue());
     return out;
   }
 
@@ -108,24 +109,5 @@ public final class RecordBatchEncoder {
     }
     out.writeVarint(b.size());
     out.writeBytes(b.array(), 0, b.size());
-  }
-
-  static void putLong(byte[] a, int off, long v) {
-    for (int i = 7; i >= 0; i--) {
-      a[off + i] = (byte) v;
-      v >>>= 8;
-    }
-  }
-
-  static void putInt(byte[] a, int off, int v) {
-    a[off] = (byte) (v >>> 24);
-    a[off + 1] = (byte) (v >>> 16);
-    a[off + 2] = (byte) (v >>> 8);
-    a[off + 3] = (byte) v;
-  }
-
-  static void putShort(byte[] a, int off, int v) {
-    a[off] = (byte) (v >>> 8);
-    a[off + 1] = (byte) v;
   }
 }

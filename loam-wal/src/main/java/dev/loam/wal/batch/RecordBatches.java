@@ -2,6 +2,7 @@ package dev.loam.wal.batch;
 
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
+import dev.loam.wal.BigEndian;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,6 +69,6 @@ public final class RecordBatches {
           LoamException.Kind.INVALID,
           "record batch start out of range batchStart=" + batchStart + " length=" + bytes.length);
     }
-    RecordBatchEncoder.putLong(bytes, batchStart + BASE_OFFSET_OFFSET, baseOffset);
+    BigEndian.putLong(bytes, batchStart + BASE_OFFSET_OFFSET, baseOffset);
   }
 }

@@ -81,48 +81,6 @@ final class WalFormat {
     return (int) c.getValue();
   }
 
-  static void putLong(byte[] a, int off, long v) {
-    for (int i = 7; i >= 0; i--) {
-      a[off + i] = (byte) v;
-      v >>>= 8;
-    }
-  }
-
-  static void putInt(byte[] a, int off, int v) {
-    a[off] = (byte) (v >>> 24);
-    a[off + 1] = (byte) (v >>> 16);
-    a[off + 2] = (byte) (v >>> 8);
-    a[off + 3] = (byte) v;
-  }
-
-  static void putShort(byte[] a, int off, int v) {
-    a[off] = (byte) (v >>> 8);
-    a[off + 1] = (byte) v;
-  }
-
-  static long getLong(byte[] a, int off) {
-    long v = 0;
-    for (int i = 0; i < 8; i++) {
-      v = (v << 8) | (a[off + i] & 0xff);
-    }
-    return v;
-  }
-
-  static int getInt(byte[] a, int off) {
-    return ((a[off] & 0xff) << 24)
-        | ((a[off + 1] & 0xff) << 16)
-        | ((a[off + 2] & 0xff) << 8)
-        | (a[off + 3] & 0xff);
-  }
-
-  static int getU16(byte[] a, int off) {
-    return ((a[off] & 0xff) << 8) | (a[off + 1] & 0xff);
-  }
-
-  static int getU8(byte[] a, int off) {
-    return a[off] & 0xff;
-  }
-
   static String hex(int v) {
     return String.format("0x%08x", v);
   }

@@ -1,6 +1,7 @@
 package dev.loam.wal.object;
 
 import dev.loam.error.LoamException;
+import dev.loam.wal.BigEndian;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.ulid.Ulid;
 import java.nio.ByteBuffer;
@@ -155,15 +156,15 @@ public final class WalObjectBuilder {
     int n = nodeIdBytes.length;
     byte[] out = new byte[estimatedSize()];
     // Header.
-    WalFormat.putInt(out, WalFormat.H_MAGIC, WalFormat.HEADER_MAGIC);
-    WalFormat.putShort(out, WalFormat.H_VERSION, WalFormat.VERSION);
+    BigEndian.putInt(out, WalFormat.H_MAGIC, WalFormat.HEADER_MAGIC);
+    BigEndian.putShort(out, WalFormat.H_VERSION, WalFormat.VERSION);
     out[WalFormat.H_CLASS] = (byte) header.durabilityClass().code();
     out[WalFormat.H_FLAGS] = 0;
     header.ulid().writeTo(out, WalFormat.H_ULID);
-    WalFormat.putShort(out, WalFormat.H_NODE_ID_LEN, n);
+    BigEndian.putShort(out, WalFormat.H_NODE_ID_LEN, n);
     System.arraycopy(nodeIdBytes, 0, out, WalFormat.H_NODE_ID, n);
     int headerCrcAt = WalFormat.H_NODE_ID + n;
-    WalFormat.putInt(out, headerCrcAt, WalFormat.crc(out, 0, headerCrcAt));
+    BigEndian.putInt(out, headerCrcAt, WalFormat.crc(out, 0, headerCrcAt));
 
     // Chunks.
     long[] offsets = new long[tickets];
@@ -194,35 +195,35 @@ public final class WalObjectBuilder {
     int indexOffset = pos;
     out[pos + WalFormat.I_CLASS] = (byte) header.durabilityClass().code();
     out[pos + WalFormat.I_FLAGS] = 0;
-    WalFormat.putShort(out, pos + WalFormat.I_NODE_ID_LEN, n);
+    BigEndian.putShort(out, pos + WalFormat.I_NODE_ID_LEN, n);
     header.ulid().writeTo(out, pos + WalFormat.I_ULID);
     System.arraycopy(nodeIdBytes, 0, out, pos + WalFormat.I_NODE_ID, n);
     pos += WalFormat.I_NODE_ID + n;
-    WalFormat.putInt(out, pos, entries.size());
+    BigEndian.putInt(out, pos, entries.size());
     pos += 4;
     for (ChunkIndexEntry e : entries) {
-      WalFormat.putLong(out, pos + WalFormat.E_STREAM_ID, e.streamId());
-      WalFormat.putInt(out, pos + WalFormat.E_PARTITION, e.partition());
+      BigEndian.putLong(out, pos + WalFormat.E_STREAM_ID, e.streamId());
+      BigEndian.putInt(out, pos + WalFormat.E_PARTITION, e.partition());
       out[pos + WalFormat.E_ENCODING] = (byte) e.encoding().code();
       out[pos + WalFormat.E_FLAGS] = 0;
-      WalFormat.putShort(out, pos + WalFormat.E_RESERVED, 0);
-      WalFormat.putLong(out, pos + WalFormat.E_OFFSET, e.offset());
-      WalFormat.putInt(out, pos + WalFormat.E_LENGTH, e.length());
-      WalFormat.putInt(out, pos + WalFormat.E_CRC, e.crc32c());
+      BigEndian.putShort(out, pos + WalFormat.E_RESERVED, 0);
+      BigEndian.putLong(out, pos + WalFormat.E_OFFSET, e.offset());
+      BigEndian.putInt(out, pos + WalFormat.E_LENGTH, e.length());
+      BigEndian.putInt(out, pos + WalFormat.E_CRC, e.crc32c());
       pos += WalFormat.ENTRY_SIZE;
     }
     int indexLength = pos - indexOffset;
 
     // Footer.
     int f = pos;
-    WalFormat.putLong(out, f + WalFormat.F_INDEX_OFFSET, indexOffset);
-    WalFormat.putInt(out, f + WalFormat.F_INDEX_LENGTH, indexLength);
-    WalFormat.putInt(out, f + WalFormat.F_INDEX_CRC, WalFormat.crc(out, indexOffset, indexLength));
-    WalFormat.putShort(out, f + WalFormat.F_VERSION, WalFormat.VERSION);
-    WalFormat.putShort(out, f + WalFormat.F_RESERVED, 0);
-    WalFormat.putInt(
+    BigEndian.putLong(out, f + WalFormat.F_INDEX_OFFSET, indexOffset);
+    BigEndian.putInt(out, f + WalFormat.F_INDEX_LENGTH, indexLength);
+    BigEndian.putInt(out, f + WalFormat.F_INDEX_CRC, WalFormat.crc(out, indexOffset, indexLength));
+    BigEndian.putShort(out, f + WalFormat.F_VERSION, WalFormat.VERSION);
+    BigEndian.putShort(out, f + WalFormat.F_RESERVED, 0);
+    BigEndian.putInt(
         out, f + WalFormat.F_FOOTER_CRC, WalFormat.crc(out, f, WalFormat.F_FOOTER_CRC));
-    WalFormat.putInt(out, f + WalFormat.F_MAGIC, WalFormat.FOOTER_MAGIC);
+    BigEndian.putInt(out, f + WalFormat.F_MAGIC, WalFormat.FOOTER_MAGIC);
     if (f + WalFormat.FOOTER_SIZE != out.length) {
       throw new LoamException(
           LoamException.Kind.INTERNAL,

@@ -4,6 +4,7 @@ import static dev.loam.wal.object.WalFormat.hex;
 
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
+import dev.loam.wal.BigEndian;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.ulid.Ulid;
 import java.nio.ByteBuffer;
@@ -74,7 +75,7 @@ public final class WalObjectReader {
               + objectSize);
     }
     int f = tail.length - FOOTER_SIZE;
-    int magic = WalFormat.getInt(tail, f + WalFormat.F_MAGIC);
+    int magic = BigEndian.getInt(tail, f + WalFormat.F_MAGIC);
     if (magic != WalFormat.FOOTER_MAGIC) {
       throw new CorruptionException(
           "wal footer magic mismatch expected="
@@ -82,20 +83,20 @@ public final class WalObjectReader {
               + " actual="
               + hex(magic));
     }
-    int storedCrc = WalFormat.getInt(tail, f + WalFormat.F_FOOTER_CRC);
+    int storedCrc = BigEndian.getInt(tail, f + WalFormat.F_FOOTER_CRC);
     int actualCrc = WalFormat.crc(tail, f, WalFormat.F_FOOTER_CRC);
     if (storedCrc != actualCrc) {
       throw new CorruptionException(
           "wal footer crc mismatch expected=" + hex(storedCrc) + " actual=" + hex(actualCrc));
     }
-    int version = WalFormat.getU16(tail, f + WalFormat.F_VERSION);
+    int version = BigEndian.getU16(tail, f + WalFormat.F_VERSION);
     checkVersion(version, "footer");
-    int reserved = WalFormat.getU16(tail, f + WalFormat.F_RESERVED);
+    int reserved = BigEndian.getU16(tail, f + WalFormat.F_RESERVED);
     if (reserved != 0) {
       throw new CorruptionException("wal footer reserved not zero actual=" + reserved);
     }
-    long indexOffset = WalFormat.getLong(tail, f + WalFormat.F_INDEX_OFFSET);
-    long indexLength = WalFormat.getInt(tail, f + WalFormat.F_INDEX_LENGTH) & 0xffffffffL;
+    long indexOffset = BigEndian.getLong(tail, f + WalFormat.F_INDEX_OFFSET);
+    long indexLength = BigEndian.getInt(tail, f + WalFormat.F_INDEX_LENGTH) & 0xffffffffL;
     long minIndex = WalFormat.indexSize(1, 1);
     if (indexLength < minIndex || indexLength > Integer.MAX_VALUE) {
       throw new CorruptionException(
@@ -114,7 +115,7 @@ public final class WalObjectReader {
               + objectSize);
     }
     return new WalFooter(
-        indexOffset, (int) indexLength, WalFormat.getInt(tail, f + WalFormat.F_INDEX_CRC), version);
+        indexOffset, (int) indexLength, BigEndian.getInt(tail, f + WalFormat.F_INDEX_CRC), version);
   }
 
   private static void checkVersion(int version, String where) {
@@ -168,12 +169,12 @@ public final class WalObjectReader {
               + " actual="
               + hex(actualCrc));
     }
-    DurabilityClass cls = durabilityClass(WalFormat.getU8(tail, base + WalFormat.I_CLASS), "index");
-    int flags = WalFormat.getU8(tail, base + WalFormat.I_FLAGS);
+    DurabilityClass cls = durabilityClass(BigEndian.getU8(tail, base + WalFormat.I_CLASS), "index");
+    int flags = BigEndian.getU8(tail, base + WalFormat.I_FLAGS);
     if (flags != 0) {
       throw new CorruptionException("wal index flags not zero actual=" + flags);
     }
-    int n = WalFormat.getU16(tail, base + WalFormat.I_NODE_ID_LEN);
+    int n = BigEndian.getU16(tail, base + WalFormat.I_NODE_ID_LEN);
     if (n < 1 || n > WalFormat.MAX_NODE_ID_BYTES || WalFormat.indexSize(n, 0) > len) {
       throw new CorruptionException(
           "wal index node_id_len out of range nodeIdLen=" + n + " indexLength=" + len);
@@ -181,7 +182,7 @@ public final class WalObjectReader {
     Ulid ulid = Ulid.fromBytes(tail, base + WalFormat.I_ULID);
     String nodeId = nodeId(tail, base + WalFormat.I_NODE_ID, n, "index");
     int countAt = base + WalFormat.I_NODE_ID + n;
-    long count = WalFormat.getInt(tail, countAt) & 0xffffffffL;
+    long count = BigEndian.getInt(tail, countAt) & 0xffffffffL;
     if (count < 1 || count > WalFormat.MAX_CHUNKS || WalFormat.indexSize(n, count) != len) {
       throw new CorruptionException(
           "wal index count inconsistent count="
@@ -195,16 +196,16 @@ public final class WalObjectReader {
     long expectedOffset = WalFormat.headerSize(n);
     int p = countAt + 4;
     for (int i = 0; i < count; i++, p += WalFormat.ENTRY_SIZE) {
-      long streamId = WalFormat.getLong(tail, p + WalFormat.E_STREAM_ID);
-      int partition = WalFormat.getInt(tail, p + WalFormat.E_PARTITION);
-      int encCode = WalFormat.getU8(tail, p + WalFormat.E_ENCODING);
+      long streamId = BigEndian.getLong(tail, p + WalFormat.E_STREAM_ID);
+      int partition = BigEndian.getInt(tail, p + WalFormat.E_PARTITION);
+      int encCode = BigEndian.getU8(tail, p + WalFormat.E_ENCODING);
       ChunkEncoding enc = ChunkEncoding.fromCodeOrNull(encCode);
       String who = " index=" + i + " streamId=" + streamId + " partition=" + partition;
       if (enc == null) {
         throw new CorruptionException("wal index entry encoding unknown code=" + encCode + who);
       }
-      int eflags = WalFormat.getU8(tail, p + WalFormat.E_FLAGS);
-      int reserved = WalFormat.getU16(tail, p + WalFormat.E_RESERVED);
+      int eflags = BigEndian.getU8(tail, p + WalFormat.E_FLAGS);
+      int reserved = BigEndian.getU16(tail, p + WalFormat.E_RESERVED);
       if (eflags != 0 || reserved != 0) {
         throw new CorruptionException(
             "wal index entry flags/reserved not zero flags="
@@ -228,8 +229,8 @@ public final class WalObjectReader {
                   + who);
         }
       }
-      long offset = WalFormat.getLong(tail, p + WalFormat.E_OFFSET);
-      long length = WalFormat.getInt(tail, p + WalFormat.E_LENGTH) & 0xffffffffL;
+      long offset = BigEndian.getLong(tail, p + WalFormat.E_OFFSET);
+      long length = BigEndian.getInt(tail, p + WalFormat.E_LENGTH) & 0xffffffffL;
       if (offset != expectedOffset) {
         throw new CorruptionException(
             "wal index entry offset not contiguous expected="
@@ -253,7 +254,7 @@ public final class WalObjectReader {
               enc,
               offset,
               (int) length,
-              WalFormat.getInt(tail, p + WalFormat.E_CRC)));
+              BigEndian.getInt(tail, p + WalFormat.E_CRC)));
       expectedOffset = offset + length;
     }
     if (expectedOffset != footer.indexOffset()) {
@@ -316,7 +317,7 @@ public final class WalObjectReader {
       throw new CorruptionException(
           "wal header truncated length=" + head.length + " min=" + WalFormat.H_NODE_ID);
     }
-    int magic = WalFormat.getInt(head, WalFormat.H_MAGIC);
+    int magic = BigEndian.getInt(head, WalFormat.H_MAGIC);
     if (magic != WalFormat.HEADER_MAGIC) {
       throw new CorruptionException(
           "wal header magic mismatch expected="
@@ -324,22 +325,22 @@ public final class WalObjectReader {
               + " actual="
               + hex(magic));
     }
-    int n = WalFormat.getU16(head, WalFormat.H_NODE_ID_LEN);
+    int n = BigEndian.getU16(head, WalFormat.H_NODE_ID_LEN);
     if (n < 1 || n > WalFormat.MAX_NODE_ID_BYTES || WalFormat.headerSize(n) > head.length) {
       throw new CorruptionException(
           "wal header node_id_len out of range nodeIdLen=" + n + " available=" + head.length);
     }
     int crcAt = WalFormat.H_NODE_ID + n;
-    int stored = WalFormat.getInt(head, crcAt);
+    int stored = BigEndian.getInt(head, crcAt);
     int actual = WalFormat.crc(head, 0, crcAt);
     if (stored != actual) {
       throw new CorruptionException(
           "wal header crc mismatch expected=" + hex(stored) + " actual=" + hex(actual));
     }
-    int version = WalFormat.getU16(head, WalFormat.H_VERSION);
+    int version = BigEndian.getU16(head, WalFormat.H_VERSION);
     checkVersion(version, "header");
-    DurabilityClass cls = durabilityClass(WalFormat.getU8(head, WalFormat.H_CLASS), "header");
-    int flags = WalFormat.getU8(head, WalFormat.H_FLAGS);
+    DurabilityClass cls = durabilityClass(BigEndian.getU8(head, WalFormat.H_CLASS), "header");
+    int flags = BigEndian.getU8(head, WalFormat.H_FLAGS);
     if (flags != 0) {
       throw new CorruptionException("wal header flags not zero actual=" + flags);
     }

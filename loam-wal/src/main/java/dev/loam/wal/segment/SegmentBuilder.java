@@ -2,6 +2,7 @@ package dev.loam.wal.segment;
 
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.wal.BigEndian;
 import dev.loam.wal.batch.RecordBatch;
 import dev.loam.wal.batch.RecordBatches;
 import java.nio.ByteBuffer;
@@ -120,39 +121,38 @@ public final class SegmentBuilder {
     int indexLength = SegmentFormat.INDEX_FIXED + batches.size() * SegmentFormat.ENTRY_SIZE;
     int size = dataLength + indexLength + SegmentFormat.FOOTER_SIZE;
     byte[] out = Arrays.copyOf(data, size);
-    SegmentFormat.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
-    SegmentFormat.putShort(out, SegmentFormat.H_VERSION, SegmentFormat.VERSION);
+    BigEndian.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
+    BigEndian.putShort(out, SegmentFormat.H_VERSION, SegmentFormat.VERSION);
     out[SegmentFormat.H_ENCODING] = SegmentFormat.ENCODING_KAFKA;
     out[SegmentFormat.H_FLAGS] = 0;
-    SegmentFormat.putLong(out, SegmentFormat.H_STREAM_ID, streamId);
-    SegmentFormat.putInt(out, SegmentFormat.H_PARTITION, partition);
-    SegmentFormat.putLong(out, SegmentFormat.H_BASE_OFFSET, baseOffset);
-    SegmentFormat.putInt(out, SegmentFormat.H_CRC, SegmentFormat.crc(out, 0, SegmentFormat.H_CRC));
+    BigEndian.putLong(out, SegmentFormat.H_STREAM_ID, streamId);
+    BigEndian.putInt(out, SegmentFormat.H_PARTITION, partition);
+    BigEndian.putLong(out, SegmentFormat.H_BASE_OFFSET, baseOffset);
+    BigEndian.putInt(out, SegmentFormat.H_CRC, SegmentFormat.crc(out, 0, SegmentFormat.H_CRC));
     int idx = dataLength;
-    SegmentFormat.putInt(out, idx, batches.size());
+    BigEndian.putInt(out, idx, batches.size());
     int e = idx + SegmentFormat.INDEX_FIXED;
     for (SegmentBatch b : batches) {
-      SegmentFormat.putLong(out, e + SegmentFormat.E_BASE_OFFSET, b.baseOffset());
-      SegmentFormat.putInt(out, e + SegmentFormat.E_RECORD_COUNT, b.recordCount());
-      SegmentFormat.putLong(out, e + SegmentFormat.E_MAX_TIMESTAMP, b.maxTimestamp());
-      SegmentFormat.putLong(out, e + SegmentFormat.E_POSITION, b.position());
-      SegmentFormat.putInt(out, e + SegmentFormat.E_LENGTH, b.length());
+      BigEndian.putLong(out, e + SegmentFormat.E_BASE_OFFSET, b.baseOffset());
+      BigEndian.putInt(out, e + SegmentFormat.E_RECORD_COUNT, b.recordCount());
+      BigEndian.putLong(out, e + SegmentFormat.E_MAX_TIMESTAMP, b.maxTimestamp());
+      BigEndian.putLong(out, e + SegmentFormat.E_POSITION, b.position());
+      BigEndian.putInt(out, e + SegmentFormat.E_LENGTH, b.length());
       e += SegmentFormat.ENTRY_SIZE;
     }
     int f = idx + indexLength;
-    SegmentFormat.putLong(out, f + SegmentFormat.F_INDEX_OFFSET, idx);
-    SegmentFormat.putInt(out, f + SegmentFormat.F_INDEX_LENGTH, indexLength);
-    SegmentFormat.putInt(
-        out, f + SegmentFormat.F_INDEX_CRC, SegmentFormat.crc(out, idx, indexLength));
-    SegmentFormat.putInt(
+    BigEndian.putLong(out, f + SegmentFormat.F_INDEX_OFFSET, idx);
+    BigEndian.putInt(out, f + SegmentFormat.F_INDEX_LENGTH, indexLength);
+    BigEndian.putInt(out, f + SegmentFormat.F_INDEX_CRC, SegmentFormat.crc(out, idx, indexLength));
+    BigEndian.putInt(
         out,
         f + SegmentFormat.F_DATA_CRC,
         SegmentFormat.crc(out, SegmentFormat.HEADER_SIZE, dataLength - SegmentFormat.HEADER_SIZE));
-    SegmentFormat.putShort(out, f + SegmentFormat.F_VERSION, SegmentFormat.VERSION);
-    SegmentFormat.putShort(out, f + SegmentFormat.F_RESERVED, 0);
-    SegmentFormat.putInt(
+    BigEndian.putShort(out, f + SegmentFormat.F_VERSION, SegmentFormat.VERSION);
+    BigEndian.putShort(out, f + SegmentFormat.F_RESERVED, 0);
+    BigEndian.putInt(
         out, f + SegmentFormat.F_FOOTER_CRC, SegmentFormat.crc(out, f, SegmentFormat.F_FOOTER_CRC));
-    SegmentFormat.putInt(out, f + SegmentFormat.F_MAGIC, SegmentFormat.FOOTER_MAGIC);
+    BigEndian.putInt(out, f + SegmentFormat.F_MAGIC, SegmentFormat.FOOTER_MAGIC);
     return new Segment(streamId, partition, baseOffset, batches, out);
   }
 }

@@ -5,6 +5,7 @@ import static dev.loam.wal.segment.SegmentFormat.hex;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.wal.BigEndian;
 import dev.loam.wal.batch.RecordBatch;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ public final class SegmentReader {
               + objectSize);
     }
     int f = tail.length - FOOTER_SIZE;
-    int magic = SegmentFormat.getInt(tail, f + SegmentFormat.F_MAGIC);
+    int magic = BigEndian.getInt(tail, f + SegmentFormat.F_MAGIC);
     if (magic != SegmentFormat.FOOTER_MAGIC) {
       throw new CorruptionException(
           "segment footer magic mismatch expected="
@@ -58,22 +59,22 @@ public final class SegmentReader {
               + " actual="
               + hex(magic));
     }
-    int stored = SegmentFormat.getInt(tail, f + SegmentFormat.F_FOOTER_CRC);
+    int stored = BigEndian.getInt(tail, f + SegmentFormat.F_FOOTER_CRC);
     int computed = SegmentFormat.crc(tail, f, SegmentFormat.F_FOOTER_CRC);
     if (stored != computed) {
       throw new CorruptionException(
           "segment footer crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
-    int version = SegmentFormat.getU16(tail, f + SegmentFormat.F_VERSION);
+    int version = BigEndian.getU16(tail, f + SegmentFormat.F_VERSION);
     if (version != SegmentFormat.VERSION) {
       throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
     }
-    int reserved = SegmentFormat.getU16(tail, f + SegmentFormat.F_RESERVED);
+    int reserved = BigEndian.getU16(tail, f + SegmentFormat.F_RESERVED);
     if (reserved != 0) {
       throw new CorruptionException("segment footer reserved bits set reserved=" + reserved);
     }
-    long indexOffset = SegmentFormat.getLong(tail, f + SegmentFormat.F_INDEX_OFFSET);
-    int indexLength = SegmentFormat.getInt(tail, f + SegmentFormat.F_INDEX_LENGTH);
+    long indexOffset = BigEndian.getLong(tail, f + SegmentFormat.F_INDEX_OFFSET);
+    int indexLength = BigEndian.getInt(tail, f + SegmentFormat.F_INDEX_LENGTH);
     if (indexOffset < HEADER_SIZE
         || indexLength < SegmentFormat.INDEX_FIXED + SegmentFormat.ENTRY_SIZE
         || indexOffset + (indexLength & 0xffffffffL) + FOOTER_SIZE != objectSize) {
@@ -88,8 +89,8 @@ public final class SegmentReader {
     return new SegmentFooter(
         indexOffset,
         indexLength,
-        SegmentFormat.getInt(tail, f + SegmentFormat.F_INDEX_CRC),
-        SegmentFormat.getInt(tail, f + SegmentFormat.F_DATA_CRC));
+        BigEndian.getInt(tail, f + SegmentFormat.F_INDEX_CRC),
+        BigEndian.getInt(tail, f + SegmentFormat.F_DATA_CRC));
   }
 
   /** How many bytes from the end hold the footer and the index. */
@@ -119,7 +120,7 @@ public final class SegmentReader {
       throw new CorruptionException(
           "segment index crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
-    long count = SegmentFormat.getInt(tail, idx) & 0xffffffffL;
+    long count = BigEndian.getInt(tail, idx) & 0xffffffffL;
     if (count < 1
         || count > SegmentFormat.MAX_BATCHES
         || SegmentFormat.INDEX_FIXED + count * SegmentFormat.ENTRY_SIZE != footer.indexLength()) {
@@ -136,11 +137,11 @@ public final class SegmentReader {
     for (int i = 0; i < count; i++, e += SegmentFormat.ENTRY_SIZE) {
       SegmentBatch b =
           new SegmentBatch(
-              SegmentFormat.getLong(tail, e + SegmentFormat.E_BASE_OFFSET),
-              SegmentFormat.getInt(tail, e + SegmentFormat.E_RECORD_COUNT),
-              SegmentFormat.getLong(tail, e + SegmentFormat.E_MAX_TIMESTAMP),
-              SegmentFormat.getLong(tail, e + SegmentFormat.E_POSITION),
-              SegmentFormat.getInt(tail, e + SegmentFormat.E_LENGTH));
+              BigEndian.getLong(tail, e + SegmentFormat.E_BASE_OFFSET),
+              BigEndian.getInt(tail, e + SegmentFormat.E_RECORD_COUNT),
+              BigEndian.getLong(tail, e + SegmentFormat.E_MAX_TIMESTAMP),
+              BigEndian.getLong(tail, e + SegmentFormat.E_POSITION),
+              BigEndian.getInt(tail, e + SegmentFormat.E_LENGTH));
       String at = " batch=" + i;
       if (b.recordCount() < 1 || b.length() < 61 || b.baseOffset() < 0) {
         throw new CorruptionException(
@@ -198,7 +199,7 @@ public final class SegmentReader {
     if (bytes.length < HEADER_SIZE) {
       throw new CorruptionException("segment truncated header length=" + bytes.length);
     }
-    int magic = SegmentFormat.getInt(bytes, SegmentFormat.H_MAGIC);
+    int magic = BigEndian.getInt(bytes, SegmentFormat.H_MAGIC);
     if (magic != SegmentFormat.HEADER_MAGIC) {
       throw new CorruptionException(
           "segment header magic mismatch expected="
@@ -206,13 +207,13 @@ public final class SegmentReader {
               + " actual="
               + hex(magic));
     }
-    int stored = SegmentFormat.getInt(bytes, SegmentFormat.H_CRC);
+    int stored = BigEndian.getInt(bytes, SegmentFormat.H_CRC);
     int computed = SegmentFormat.crc(bytes, 0, SegmentFormat.H_CRC);
     if (stored != computed) {
       throw new CorruptionException(
           "segment header crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
-    int version = SegmentFormat.getU16(bytes, SegmentFormat.H_VERSION);
+    int version = BigEndian.getU16(bytes, SegmentFormat.H_VERSION);
     if (version != SegmentFormat.VERSION) {
       throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
     }
@@ -224,9 +225,9 @@ public final class SegmentReader {
       throw new CorruptionException(
           "segment header flags set flags=" + bytes[SegmentFormat.H_FLAGS]);
     }
-    long streamId = SegmentFormat.getLong(bytes, SegmentFormat.H_STREAM_ID);
-    int partition = SegmentFormat.getInt(bytes, SegmentFormat.H_PARTITION);
-    long baseOffset = SegmentFormat.getLong(bytes, SegmentFormat.H_BASE_OFFSET);
+    long streamId = BigEndian.getLong(bytes, SegmentFormat.H_STREAM_ID);
+    int partition = BigEndian.getInt(bytes, SegmentFormat.H_PARTITION);
+    long baseOffset = BigEndian.getLong(bytes, SegmentFormat.H_BASE_OFFSET);
     if (partition < 0 || baseOffset < 0) {
       throw new CorruptionException(
           "segment header out of range partition=" + partition + " baseOffset=" + baseOffset);

@@ -1,5 +1,6 @@
 package dev.loam.wal.batch;
 
+import dev.loam.wal.BigEndian;
 import java.util.List;
 import java.util.zip.CRC32C;
 import net.jqwik.api.Arbitraries;
@@ -53,6 +54,6 @@ public final class BatchArbitraries {
   public static void fixCrc(byte[] batch) {
     CRC32C crc = new CRC32C();
     crc.update(batch, 21, batch.length - 21);
-    RecordBatchEncoder.putInt(batch, 17, (int) crc.getValue());
+    BigEndian.putInt(batch, 17, (int) crc.getValue());
   }
 }

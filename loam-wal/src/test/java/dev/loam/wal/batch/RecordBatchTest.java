@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
+import dev.loam.wal.BigEndian;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -65,7 +66,7 @@ class RecordBatchTest {
   @Test
   void batchLengthOutOfRangeNamesField() {
     byte[] bytes = plain();
-    RecordBatchEncoder.putInt(bytes, 8, bytes.length);
+    BigEndian.putInt(bytes, 8, bytes.length);
     assertThat(corruption(bytes)).hasMessageContaining("batchLength out of range");
   }
 
@@ -78,10 +79,10 @@ class RecordBatchTest {
   @Test
   void recordCountMismatchNamesField() {
     byte[] bytes = plain();
-    RecordBatchEncoder.putInt(bytes, 57, 3);
+    BigEndian.putInt(bytes, 57, 3);
     BatchArbitraries.fixCrc(bytes);
     assertThat(corruption(bytes)).hasMessageContaining("recordCount mismatch expected=3 actual=2");
-    RecordBatchEncoder.putInt(bytes, 57, 1);
+    BigEndian.putInt(bytes, 57, 1);
     BatchArbitraries.fixCrc(bytes);
     assertThat(corruption(bytes)).hasMessageContaining("trailing bytes");
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
+import dev.loam.wal.BigEndian;
 import dev.loam.wal.batch.BatchSettings;
 import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.RecordBatchEncoder;
@@ -50,8 +51,8 @@ class SegmentBuilderTest {
     SegmentBuilder b = new SegmentBuilder(1, 0, 0);
     b.addEntry(0, batch(1));
     byte[] s = b.build().bytes();
-    SegmentFormat.putShort(s, SegmentFormat.H_VERSION, 2);
-    SegmentFormat.putInt(s, SegmentFormat.H_CRC, SegmentFormat.crc(s, 0, SegmentFormat.H_CRC));
+    BigEndian.putShort(s, SegmentFormat.H_VERSION, 2);
+    BigEndian.putInt(s, SegmentFormat.H_CRC, SegmentFormat.crc(s, 0, SegmentFormat.H_CRC));
     assertThatThrownBy(() -> SegmentReader.parse(s))
         .isInstanceOf(LoamException.class)
         .isNotInstanceOf(CorruptionException.class)
