@@ -2,6 +2,7 @@ package dev.loam.api;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  *       OffsetOutOfRangeException});
  *   <li>NOT_FOUND: the namespace or stream does not exist;
  *   <li>CONFLICT: already exists, out-of-order producer sequence, {@link StaleCommitException};
- *   <li>FENCED: this node or the producer epoch was replaced;
+ *   <li>FENCED: this node, the producer epoch or a consumer lease generation was replaced;
  *   <li>UNAVAILABLE: a transient failure, nothing was appended;
  *   <li>OUTCOME_UNKNOWN: {@link CommitUnknownException};
  *   <li>CORRUPTION: stored bytes failed their checksum (the message names the object).
@@ -87,4 +88,79 @@ public interface Log {
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */
   CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec);
+
+  // ---------------------------------------------------------------- producers (§7)
+
+  /**
+   * Allocates a fresh producer id, never handed out before in this cluster (the metastore's counter
+   * only grows), and answers the identity of its first append: epoch 0, sequence 0. Not idempotent:
+   * a retry allocates another id, which is harmless. UNAVAILABLE or OUTCOME_UNKNOWN when the
+   * metastore cannot answer.
+   */
+  CompletableFuture<ProducerIdentity> allocateProducerId();
+
+  // ---------------------------------------------------------------- named consumers (§7)
+
+  /**
+   * Takes or renews the lease of the named consumer on one partition. With no lease, or an expired
+   * one, {@code holder} gets a new generation (the previous + 1, starting at 1); a live lease of
+   * the same holder is renewed with the same generation (a heartbeat; also what makes a retry
+   * safe); a live lease of another holder is CONFLICT naming it and its expiry. Expiry is by the
+   * metastore clock. The committed offset survives every change of holder.
+   *
+   * <p>INVALID: a bad consumer name (Kafka's topic-name rules), an empty or over-long holder, a
+   * lease outside 1 ms..1 h. NOT_FOUND: no such namespace, stream or partition.
+   */
+  CompletableFuture<ConsumerState> acquireConsumerLease(
+      String namespace,
+      String consumer,
+      String stream,
+      int partition,
+      String holder,
+      Duration lease);
+
+  /**
+   * Commits the next offset the named consumer reads on one partition, and renews its lease. FENCED
+   * unless {@code generation} is the current generation of a live lease; {@link
+   * OffsetOutOfRangeException} (INVALID) unless {@code offset} is within {@code [logStartOffset,
+   * highWatermark]}; NOT_FOUND for an unknown stream or partition. Idempotent: committing the same
+   * offset again only renews the lease.
+   */
+  CompletableFuture<ConsumerState> commitConsumerOffset(
+      String namespace,
+      String consumer,
+      String stream,
+      int partition,
+      long generation,
+      long offset);
+
+  /**
+   * The named consumer's state on one partition as this node's metastore replica knows it; empty if
+   * it never took a lease there. NOT_FOUND for an unknown stream or partition.
+   */
+  CompletableFuture<Optional<ConsumerState>> consumerState(
+      String namespace, String consumer, String stream, int partition);
+
+  /**
+   * The named consumer's committed offset on one partition: where it resumes, also after a node
+   * restart. Empty before its first commit.
+   */
+  default CompletableFuture<OptionalLong> committedOffset(
+      String namespace, String consumer, String stream, int partition) {
+    return consumerState(namespace, consumer, stream, partition)
+        .thenApply(s -> s.map(ConsumerState::committedOffset).orElse(OptionalLong.empty()));
+  }
+
+  /** The named consumer's state on every partition of a stream it took a lease on. */
+  CompletableFuture<List<ConsumerState>> consumerStates(
+      String namespace, String consumer, String stream);
+
+  // ---------------------------------------------------------------- cluster (§3)
+
+  /**
+   * The nodes of the cluster's registry, sorted by id; only those in {@code zone} when it is
+   * present. Liveness is registration for now: a node that stopped stays listed until a failure
+   * detector exists.
+   */
+  CompletableFuture<List<NodeDescription>> listNodes(Optional<String> zone);
 }

@@ -1,5 +1,6 @@
 package dev.loam.meta;
 
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.PartitionInfo;
@@ -65,4 +66,13 @@ public interface MetaReader {
 
   /** How many objects are retired and not yet confirmed deleted. */
   int retiredCount();
+
+  /** The next producer id AllocateProducerIds hands out; ids below it were handed out. */
+  long nextProducerId();
+
+  /** The named consumer's lease and committed offset on one partition, if it ever took a lease. */
+  Optional<ConsumerLease> consumerLease(long streamId, int partition, String consumer);
+
+  /** The named consumer's state on every partition of a stream it took a lease on, by partition. */
+  List<ConsumerLease> consumerLeases(long streamId, String consumer);
 }

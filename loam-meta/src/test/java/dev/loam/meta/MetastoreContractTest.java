@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.error.LoamException;
+import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
@@ -880,5 +884,175 @@ public abstract class MetastoreContractTest {
     assertRejected(
         apply(new dev.loam.meta.command.DeleteObjects(origin("n1", 1), tooMany)),
         RejectReason.INVALID);
+  }
+
+  // ---- producer ids and named consumers (stream-engine.txt §7)
+
+  @Test
+  void producerIdsAreHandedOutOnceInIncreasingRanges() {
+    register("n1", 1);
+    assertThat(apply(new AllocateProducerIds(origin("n1", 1), 1)))
+        .isEqualTo(new Outcome.ProducerIdsAllocated(0, 1));
+    assertThat(apply(new AllocateProducerIds(origin("n1", 1), 10)))
+        .isEqualTo(new Outcome.ProducerIdsAllocated(1, 10));
+    assertThat(apply(new AllocateProducerIds(origin("n1", 1), 1)))
+        .isEqualTo(new Outcome.ProducerIdsAllocated(11, 1));
+    assertRejected(apply(new AllocateProducerIds(origin("n1", 1), 0)), RejectReason.INVALID);
+    assertRejected(
+        apply(new AllocateProducerIds(origin("n1", 1), AllocateProducerIds.MAX_COUNT + 1)),
+        RejectReason.INVALID);
+    // A fenced node gets none.
+    assertRejected(
+        apply(new AllocateProducerIds(origin("n1", 0), 1)), RejectReason.STALE_NODE_EPOCH);
+    assertThat(ms.read((MetaReader r) -> r.nextProducerId())).isEqualTo(12);
+  }
+
+  protected ConsumerLease acquire(
+      StreamInfo s, int p, String consumer, String holder, long leaseMillis) {
+    Outcome o =
+        apply(new AcquireConsumerLease(origin("n1", 1), s.id(), p, consumer, holder, leaseMillis));
+    assertThat(o).as(o.toString()).isInstanceOf(Outcome.ConsumerLeaseGranted.class);
+    return ((Outcome.ConsumerLeaseGranted) o).lease();
+  }
+
+  protected Outcome commitOffset(StreamInfo s, int p, String consumer, long gen, long offset) {
+    return apply(new CommitConsumerOffset(origin("n1", 1), s.id(), p, consumer, gen, offset));
+  }
+
+  protected void appendRecords(StreamInfo s, int p, int records) {
+    commitOk(chunk(s, p, batch(0, 100, records, clock.millis())));
+  }
+
+  @Test
+  void aConsumerLeaseIsGrantedRenewedAndCommitsWithinTheRange() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "c1", 2);
+    appendRecords(s, 0, 5);
+    ConsumerLease l = acquire(s, 0, "billing", "h1", 10_000);
+    assertThat(l.generation()).isEqualTo(1);
+    assertThat(l.holder()).isEqualTo("h1");
+    assertThat(l.expiresAtMillis()).isEqualTo(clock.millis() + 10_000);
+    assertThat(l.committedOffset()).isEqualTo(ConsumerLease.NO_OFFSET);
+
+    // Offsets in [logStart, hw] commit; the commit renews the lease.
+    clock.advance(Duration.ofSeconds(5));
+    Outcome c = commitOffset(s, 0, "billing", 1, 3);
+    assertThat(c).as(c.toString()).isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    ConsumerLease after = ((Outcome.ConsumerOffsetCommitted) c).lease();
+    assertThat(after.committedOffset()).isEqualTo(3);
+    assertThat(after.expiresAtMillis()).isEqualTo(clock.millis() + 10_000);
+    assertThat(commitOffset(s, 0, "billing", 1, 5))
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    assertThat(commitOffset(s, 0, "billing", 1, 0))
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    assertRejected(commitOffset(s, 0, "billing", 1, 6), RejectReason.OUT_OF_RANGE);
+    assertRejected(commitOffset(s, 0, "billing", 1, -1), RejectReason.OUT_OF_RANGE);
+    assertThat(
+            ms.read((MetaReader r) -> r.consumerLease(s.id(), 0, "billing"))
+                .orElseThrow()
+                .committedOffset())
+        .isEqualTo(0);
+
+    // The same holder re-acquiring a live lease renews it: same generation, offset kept.
+    clock.advance(Duration.ofSeconds(1));
+    ConsumerLease renewed = acquire(s, 0, "billing", "h1", 20_000);
+    assertThat(renewed.generation()).isEqualTo(1);
+    assertThat(renewed.committedOffset()).isEqualTo(0);
+    assertThat(renewed.expiresAtMillis()).isEqualTo(clock.millis() + 20_000);
+
+    // Another holder is refused while the lease is live, and nothing changes.
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 1), s.id(), 0, "billing", "h2", 1000)),
+        RejectReason.CONFLICT);
+    // Consumers, partitions and streams are independent.
+    assertThat(acquire(s, 0, "audit", "h2", 1000).generation()).isEqualTo(1);
+    assertThat(acquire(s, 1, "billing", "h2", 1000).generation()).isEqualTo(1);
+    assertThat(ms.read((MetaReader r) -> r.consumerLeases(s.id(), "billing")))
+        .extracting(ConsumerLease::partition, ConsumerLease::holder)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0, "h1"),
+            org.assertj.core.groups.Tuple.tuple(1, "h2"));
+  }
+
+  @Test
+  void anExpiredLeaseIsTakenOverAndTheOldGenerationIsFenced() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "c2", 1);
+    appendRecords(s, 0, 4);
+    ConsumerLease first = acquire(s, 0, "app", "old", 1000);
+    assertThat(commitOffset(s, 0, "app", first.generation(), 2))
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+
+    // Expiry is by the metastore clock: at expiresAt the lease is gone.
+    clock.set(first.expiresAtMillis() + 1000);
+    ConsumerLease second = acquire(s, 0, "app", "new", 1000);
+    assertThat(second.generation()).isEqualTo(2);
+    assertThat(second.holder()).isEqualTo("new");
+    assertThat(second.committedOffset()).as("the offset survives the takeover").isEqualTo(2);
+
+    // The old holder is fenced, even with an offset that would be valid.
+    assertRejected(commitOffset(s, 0, "app", first.generation(), 3), RejectReason.FENCED);
+    assertRejected(commitOffset(s, 0, "app", 99, 3), RejectReason.FENCED);
+    assertThat(commitOffset(s, 0, "app", second.generation(), 3))
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+
+    // A holder whose lease expired cannot commit either, until it acquires a new generation.
+    clock.advance(Duration.ofSeconds(5));
+    assertRejected(commitOffset(s, 0, "app", second.generation(), 4), RejectReason.FENCED);
+    ConsumerLease third = acquire(s, 0, "app", "new", 1000);
+    assertThat(third.generation()).isEqualTo(3);
+    assertThat(commitOffset(s, 0, "app", 3, 4)).isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    assertThat(ms.read((MetaReader r) -> r.consumerLease(s.id(), 0, "app")).orElseThrow())
+        .extracting(ConsumerLease::generation, ConsumerLease::committedOffset)
+        .containsExactly(3L, 4L);
+  }
+
+  @Test
+  void invalidConsumerCommandsAreRefused() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "c3", 1);
+    // No lease at all: fenced (the caller's generation is not current).
+    assertRejected(commitOffset(s, 0, "app", 1, 0), RejectReason.FENCED);
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 1), s.id(), 1, "app", "h", 1000)),
+        RejectReason.NOT_FOUND);
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 1), 999, 0, "app", "h", 1000)),
+        RejectReason.NOT_FOUND);
+    assertRejected(commitOffset(s, 3, "app", 1, 0), RejectReason.NOT_FOUND);
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 1), s.id(), 0, "bad name", "h", 1000)),
+        RejectReason.INVALID);
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 1), s.id(), 0, "app", "", 1000)),
+        RejectReason.INVALID);
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 1), s.id(), 0, "app", "h", 0)),
+        RejectReason.INVALID);
+    assertRejected(
+        apply(
+            new AcquireConsumerLease(
+                origin("n1", 1), s.id(), 0, "app", "h", AcquireConsumerLease.MAX_LEASE_MILLIS + 1)),
+        RejectReason.INVALID);
+    // A fenced node cannot take leases.
+    assertRejected(
+        apply(new AcquireConsumerLease(origin("n1", 0), s.id(), 0, "app", "h", 1000)),
+        RejectReason.STALE_NODE_EPOCH);
+    assertThat(ms.read((MetaReader r) -> r.consumerLease(s.id(), 0, "app"))).isEmpty();
+  }
+
+  @Test
+  void deletingAStreamDropsItsConsumersAndARecreatedStreamStartsFresh() {
+    register("n1", 1);
+    StreamInfo s = createStream("default", "c4", 1);
+    appendRecords(s, 0, 2);
+    ConsumerLease l = acquire(s, 0, "app", "h", 60_000);
+    assertThat(commitOffset(s, 0, "app", l.generation(), 2))
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    apply(new DeleteStream(origin("n1", 1), "default", "c4"));
+    assertThat(ms.read((MetaReader r) -> r.consumerLease(s.id(), 0, "app"))).isEmpty();
+    StreamInfo again = createStream("default", "c4", 1);
+    assertThat(ms.read((MetaReader r) -> r.consumerLease(again.id(), 0, "app"))).isEmpty();
+    assertThat(acquire(again, 0, "app", "h", 60_000).generation()).isEqualTo(1);
   }
 }

@@ -3,9 +3,11 @@ package dev.loam.core.internal;
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
 import dev.loam.api.AppendResult.RecordPosition;
+import dev.loam.api.ConsumerState;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.Log;
+import dev.loam.api.NodeDescription;
 import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OffsetSpec;
 import dev.loam.api.ProducerIdentity;
@@ -17,7 +19,11 @@ import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
+import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitConsumerOffset;
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
@@ -217,8 +223,9 @@ public final class LogService implements Log {
           case ALREADY_EXISTS, CONFLICT, STALE_COMMIT -> Kind.CONFLICT;
           case NOT_FOUND -> Kind.NOT_FOUND;
           case INVALID -> Kind.INVALID;
-          case STALE_NODE_EPOCH, UNKNOWN_NODE -> Kind.FENCED;
+          case STALE_NODE_EPOCH, UNKNOWN_NODE, FENCED -> Kind.FENCED;
           case FUTURE_STAMP -> Kind.UNAVAILABLE;
+          case OUT_OF_RANGE -> Kind.INVALID;
         };
     return new LoamException(kind, r.message() + " " + subject);
   }
@@ -674,6 +681,168 @@ public final class LogService implements Log {
               }
               return e.endOffset();
             });
+  }
+
+  // ---------------------------------------------------------------- producers (§7)
+
+  @Override
+  public CompletableFuture<ProducerIdentity> allocateProducerId() {
+    return propose(new AllocateProducerIds(origin(), 1), "producerIds=1")
+        .thenApply(
+            o ->
+                new ProducerIdentity(
+                    ((Outcome.ProducerIdsAllocated) o).firstProducerId(), (short) 0, 0));
+  }
+
+  // ---------------------------------------------------------------- named consumers (§7)
+
+  @Override
+  public CompletableFuture<ConsumerState> acquireConsumerLease(
+      String namespace,
+      String consumer,
+      String stream,
+      int partition,
+      String holder,
+      Duration lease) {
+    StreamInfo s;
+    try {
+      s = resolvePartition(namespace, stream, partition);
+      if (holder == null || lease == null) {
+        throw new LoamException(
+            Kind.INVALID, "holder and lease are required" + consumerText(s, partition, consumer));
+      }
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    long leaseMillis;
+    try {
+      leaseMillis = lease.toMillis();
+    } catch (ArithmeticException e) {
+      leaseMillis = Long.MAX_VALUE; // refused by the state machine as too long
+    }
+    return propose(
+            new AcquireConsumerLease(origin(), s.id(), partition, consumer, holder, leaseMillis),
+            consumerText(s, partition, consumer))
+        .thenApply(o -> consumerState(s, ((Outcome.ConsumerLeaseGranted) o).lease()));
+  }
+
+  @Override
+  public CompletableFuture<ConsumerState> commitConsumerOffset(
+      String namespace,
+      String consumer,
+      String stream,
+      int partition,
+      long generation,
+      long offset) {
+    StreamInfo s;
+    try {
+      s = resolvePartition(namespace, stream, partition);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Command cmd =
+        new CommitConsumerOffset(origin(), s.id(), partition, consumer, generation, offset);
+    return meta.propose(cmd)
+        .thenApply(
+            (Applied a) -> {
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                if (r.reason() == Outcome.RejectReason.OUT_OF_RANGE) {
+                  // The same typed error as a fetch outside the range, with the bounds at this
+                  // apply (the rejected command changed nothing, so they are current).
+                  PartitionInfo b =
+                      meta.read(x -> x.partition(s.id(), partition))
+                          .orElse(new PartitionInfo(s.id(), partition, 0, 0));
+                  throw new OffsetOutOfRangeException(
+                      namespace, stream, partition, offset, b.logStartOffset(), b.highWatermark());
+                }
+                throw rejection(r, consumerText(s, partition, consumer));
+              }
+              return consumerState(s, ((Outcome.ConsumerOffsetCommitted) a.outcome()).lease());
+            });
+  }
+
+  @Override
+  public CompletableFuture<Optional<ConsumerState>> consumerState(
+      String namespace, String consumer, String stream, int partition) {
+    return async(
+        () -> {
+          StreamInfo s = resolvePartition(namespace, stream, partition);
+          return meta.read(r -> r.consumerLease(s.id(), partition, consumer))
+              .map(l -> consumerState(s, l));
+        });
+  }
+
+  @Override
+  public CompletableFuture<List<ConsumerState>> consumerStates(
+      String namespace, String consumer, String stream) {
+    return async(
+        () -> {
+          StreamInfo s = resolve(namespace, stream);
+          return meta.read(r -> r.consumerLeases(s.id(), consumer)).stream()
+              .map(l -> consumerState(s, l))
+              .toList();
+        });
+  }
+
+  private StreamInfo resolvePartition(String namespace, String stream, int partition) {
+    StreamInfo s = resolve(namespace, stream);
+    if (partition < 0 || partition >= s.config().partitions()) {
+      throw new LoamException(
+          Kind.NOT_FOUND,
+          "partition not found stream="
+              + namespace
+              + "/"
+              + stream
+              + " partition="
+              + partition
+              + " partitions="
+              + s.config().partitions());
+    }
+    return s;
+  }
+
+  private static String consumerText(StreamInfo s, int partition, String consumer) {
+    return " stream="
+        + s.namespace()
+        + "/"
+        + s.name()
+        + " partition="
+        + partition
+        + " consumer="
+        + consumer;
+  }
+
+  private static ConsumerState consumerState(StreamInfo s, ConsumerLease l) {
+    return new ConsumerState(
+        s.namespace(),
+        s.name(),
+        l.partition(),
+        l.consumer(),
+        l.generation(),
+        l.holder(),
+        l.expiresAtMillis(),
+        l.committedOffset() == ConsumerLease.NO_OFFSET
+            ? OptionalLong.empty()
+            : OptionalLong.of(l.committedOffset()));
+  }
+
+  // ---------------------------------------------------------------- cluster (§3)
+
+  @Override
+  public CompletableFuture<List<NodeDescription>> listNodes(Optional<String> zone) {
+    return async(
+        () ->
+            meta.read(MetaReader::nodes).stream()
+                .filter(n -> zone.isEmpty() || zone.get().equals(n.zone()))
+                .map(
+                    n ->
+                        new NodeDescription(
+                            n.id(),
+                            n.epoch(),
+                            n.advertisedAddress() == null ? "" : n.advertisedAddress(),
+                            n.zone() == null ? "" : n.zone(),
+                            n.slots()))
+                .toList());
   }
 
   private <T> CompletableFuture<T> async(java.util.function.Supplier<T> s) {

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
+import dev.loam.api.ConsumerState;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.Header;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
+import dev.loam.api.NodeDescription;
 import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OffsetSpec;
 import dev.loam.api.ProducerIdentity;
@@ -31,6 +33,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -79,6 +82,14 @@ public final class Api {
   private static final Set<String> FETCH_PARAMS =
       Set.of("offset", "max_bytes", "max_wait_ms", "min_token", "encoding");
   private static final Set<String> OFFSET_PARAMS = Set.of("spec", "timestamp");
+  private static final Set<String> LEASE_FIELDS = Set.of("holder", "lease_ms");
+  private static final Set<String> COMMIT_FIELDS = Set.of("generation", "offset");
+
+  /** The lease a consumer gets when it names none (docs/http-api.md "Named consumers"). */
+  static final long DEFAULT_LEASE_MILLIS = 30_000;
+
+  /** The longest lease (the metastore's limit, AcquireConsumerLease.MAX_LEASE_MILLIS). */
+  static final long MAX_LEASE_MILLIS = 3_600_000;
 
   /** Partitions a stream may be created with over HTTP. */
   static final int MAX_PARTITIONS = 10_000;
@@ -125,6 +136,18 @@ public final class Api {
         allow(m, "GET");
         return new Call(route, health(), timeout, false, false);
       }
+      if (n == 2 && top.equals("producers")) {
+        route = "producer_allocate";
+        allow(m, "POST");
+        noParams(q);
+        return new Call(route, allocateProducer(req), timeout, false, true);
+      }
+      if (n == 3 && top.equals("cluster") && seg.get(2).equals("nodes")) {
+        route = "cluster_nodes";
+        allow(m, "GET");
+        onlyParams(q, Set.of("zone"));
+        return new Call(route, nodes(param(q, "zone")), timeout, false, false);
+      }
       if (!top.equals("namespaces")) {
         throw notFoundRoute(q.rawPath());
       }
@@ -153,6 +176,10 @@ public final class Api {
         }
         route = "namespace_get";
         return new Call(route, getNamespace(ns), timeout, false, false);
+      }
+      if (seg.get(3).equals("consumers")) {
+        route = "consumer";
+        return consumerRoute(req, q, seg, ns, timeout);
       }
       if (!seg.get(3).equals("streams")) {
         throw notFoundRoute(q.rawPath());
@@ -226,6 +253,162 @@ public final class Api {
       }
       return failed(route, e);
     }
+  }
+
+  /**
+   * {@code /v1/namespaces/{ns}/consumers/{c}/streams/{s}[/partitions/{p}[/lease|/offset]]}; a
+   * failure is thrown and answered by {@link #route} under the route name it has reached.
+   */
+  private Call consumerRoute(
+      FullHttpRequest req, QueryStringDecoder q, List<String> seg, String ns, long timeout) {
+    int n = seg.size();
+    HttpMethod m = req.method();
+    if (n < 7 || !seg.get(5).equals("streams")) {
+      throw notFoundRoute(q.rawPath());
+    }
+    String consumer = seg.get(4);
+    String stream = seg.get(6);
+    noParams(q);
+    if (n == 7) {
+      allow(m, "GET");
+      return new Call(
+          "consumer_get_all",
+          log.consumerStates(ns, consumer, stream)
+              .thenApply(
+                  list -> {
+                    ObjectNode o = Json.MAPPER.createObjectNode();
+                    o.put("namespace", ns);
+                    o.put("consumer", consumer);
+                    o.put("stream", stream);
+                    ArrayNode a = o.putArray("partitions");
+                    list.forEach(st -> a.add(consumerJson(st)));
+                    return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+                  }),
+          timeout,
+          false,
+          false);
+    }
+    if (!seg.get(7).equals("partitions") || n < 9 || n > 10) {
+      throw notFoundRoute(q.rawPath());
+    }
+    int p = partition(seg.get(8));
+    if (n == 9) {
+      allow(m, "GET");
+      return new Call(
+          "consumer_get",
+          log.consumerState(ns, consumer, stream, p)
+              .thenApply(
+                  st ->
+                      HttpReply.json(
+                          HttpResponseStatus.OK,
+                          Json.bytes(
+                              st.map(Api::consumerJson)
+                                  .orElseGet(() -> noConsumerJson(ns, consumer, stream, p))))),
+          timeout,
+          false,
+          false);
+    }
+    String leaf = seg.get(9);
+    if (leaf.equals("lease")) {
+      allow(m, "POST");
+      ObjectNode b = body(req);
+      Json.onlyFields(b, "", LEASE_FIELDS);
+      String holder = Json.optString(b, "holder", "");
+      if (holder == null || holder.isEmpty()) {
+        throw ApiException.invalid("missing field holder (who takes the lease; 1..249 characters)");
+      }
+      long leaseMs = Json.optLong(b, "lease_ms", "", DEFAULT_LEASE_MILLIS, 1, MAX_LEASE_MILLIS);
+      return new Call(
+          "consumer_lease",
+          log.acquireConsumerLease(ns, consumer, stream, p, holder, Duration.ofMillis(leaseMs))
+              .thenApply(st -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(consumerJson(st)))),
+          timeout,
+          false,
+          true);
+    }
+    if (leaf.equals("offset")) {
+      allow(m, "POST");
+      ObjectNode b = body(req);
+      Json.onlyFields(b, "", COMMIT_FIELDS);
+      long generation = Json.optLong(b, "generation", "", Long.MIN_VALUE, 1, Long.MAX_VALUE);
+      long offset = Json.optLong(b, "offset", "", Long.MIN_VALUE, 0, Long.MAX_VALUE);
+      if (generation == Long.MIN_VALUE) {
+        throw ApiException.invalid("missing field generation (from the lease)");
+      }
+      if (offset == Long.MIN_VALUE) {
+        throw ApiException.invalid("missing field offset (the next offset to read)");
+      }
+      return new Call(
+          "consumer_commit",
+          log.commitConsumerOffset(ns, consumer, stream, p, generation, offset)
+              .thenApply(st -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(consumerJson(st)))),
+          timeout,
+          false,
+          true);
+    }
+    throw notFoundRoute(q.rawPath());
+  }
+
+  static ObjectNode consumerJson(ConsumerState st) {
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    o.put("namespace", st.namespace());
+    o.put("consumer", st.consumer());
+    o.put("stream", st.stream());
+    o.put("partition", st.partition());
+    o.put("generation", st.generation());
+    o.put("holder", st.holder());
+    o.put("lease_expires_at_ms", st.leaseExpiresAtMillis());
+    if (st.committedOffset().isPresent()) {
+      o.put("committed_offset", st.committedOffset().getAsLong());
+    } else {
+      o.putNull("committed_offset");
+    }
+    return o;
+  }
+
+  private static ObjectNode noConsumerJson(String ns, String consumer, String stream, int p) {
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    o.put("namespace", ns);
+    o.put("consumer", consumer);
+    o.put("stream", stream);
+    o.put("partition", p);
+    o.put("generation", 0);
+    o.putNull("holder");
+    o.putNull("lease_expires_at_ms");
+    o.putNull("committed_offset");
+    return o;
+  }
+
+  private CompletableFuture<HttpReply> allocateProducer(FullHttpRequest req) {
+    if (req.content().isReadable()) {
+      Json.onlyFields(body(req), "", Set.of());
+    }
+    return log.allocateProducerId()
+        .thenApply(
+            id -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              o.put("producer_id", id.producerId());
+              o.put("producer_epoch", id.producerEpoch());
+              return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+            });
+  }
+
+  private CompletableFuture<HttpReply> nodes(String zone) {
+    return log.listNodes(Optional.ofNullable(zone))
+        .thenApply(
+            list -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              ArrayNode a = o.putArray("nodes");
+              for (NodeDescription d : list) {
+                ObjectNode no = a.addObject();
+                no.put("node_id", d.nodeId());
+                no.put("epoch", d.epoch());
+                no.put("address", d.advertisedAddress());
+                no.put("zone", d.zone());
+                no.put("slots", d.slots());
+              }
+              return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+            });
   }
 
   private static Call done(String route, HttpReply r) {

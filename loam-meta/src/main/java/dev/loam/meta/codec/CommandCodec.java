@@ -2,10 +2,14 @@ package dev.loam.meta.codec;
 
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
+import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
@@ -39,6 +43,9 @@ public final class CommandCodec {
   static final int TAG_SWAP_SEGMENT = 7;
   static final int TAG_TRIM_PARTITION = 8;
   static final int TAG_DELETE_OBJECTS = 9;
+  static final int TAG_ALLOCATE_PRODUCER_IDS = 10;
+  static final int TAG_ACQUIRE_CONSUMER_LEASE = 11;
+  static final int TAG_COMMIT_CONSUMER_OFFSET = 12;
 
   private static final String FORMAT = "metastore command v" + VERSION;
 
@@ -137,6 +144,20 @@ public final class CommandCodec {
       for (String k : c.objectKeys()) {
         w.string(k);
       }
+    } else if (command instanceof AllocateProducerIds c) {
+      w.u8(TAG_ALLOCATE_PRODUCER_IDS);
+      writeOrigin(w, c.origin());
+      w.i32(c.count());
+    } else if (command instanceof AcquireConsumerLease c) {
+      w.u8(TAG_ACQUIRE_CONSUMER_LEASE);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId()).i32(c.partition()).string(c.consumer()).string(c.holder());
+      w.i64(c.leaseMillis());
+    } else if (command instanceof CommitConsumerOffset c) {
+      w.u8(TAG_COMMIT_CONSUMER_OFFSET);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId()).i32(c.partition()).string(c.consumer());
+      w.i64(c.generation()).i64(c.offset());
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -253,6 +274,31 @@ public final class CommandCodec {
           case TAG_SWAP_SEGMENT -> readSwapSegment(r);
           case TAG_TRIM_PARTITION -> readTrimPartition(r);
           case TAG_DELETE_OBJECTS -> readDeleteObjects(r);
+          case TAG_ALLOCATE_PRODUCER_IDS ->
+              new AllocateProducerIds(readOrigin(r), r.i32("allocateProducerIds.count"));
+          case TAG_ACQUIRE_CONSUMER_LEASE -> {
+            Origin o = readOrigin(r);
+            long streamId = r.i64("acquireConsumerLease.streamId");
+            int partition = r.i32("acquireConsumerLease.partition");
+            String consumer = r.string("acquireConsumerLease.consumer");
+            String holder = r.string("acquireConsumerLease.holder");
+            yield new AcquireConsumerLease(
+                o,
+                streamId,
+                partition,
+                consumer,
+                holder,
+                r.i64("acquireConsumerLease.leaseMillis"));
+          }
+          case TAG_COMMIT_CONSUMER_OFFSET -> {
+            Origin o = readOrigin(r);
+            long streamId = r.i64("commitConsumerOffset.streamId");
+            int partition = r.i32("commitConsumerOffset.partition");
+            String consumer = r.string("commitConsumerOffset.consumer");
+            long generation = r.i64("commitConsumerOffset.generation");
+            yield new CommitConsumerOffset(
+                o, streamId, partition, consumer, generation, r.i64("commitConsumerOffset.offset"));
+          }
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();
@@ -328,5 +374,30 @@ public final class CommandCodec {
       throw r.corrupt(field + ".cleanupPolicy", "unknown code=" + policyCode);
     }
     return new StreamConfig(partitions, dc, retentionMillis, retentionBytes, policy);
+  }
+
+  /** Writes a consumer lease (shared with outcomes and snapshots). */
+  public static void writeLease(BinaryWriter w, ConsumerLease l) {
+    w.i64(l.streamId())
+        .i32(l.partition())
+        .string(l.consumer())
+        .i64(l.generation())
+        .string(l.holder())
+        .i64(l.leaseMillis())
+        .i64(l.expiresAtMillis())
+        .i64(l.committedOffset());
+  }
+
+  /** Reads a consumer lease written by {@link #writeLease}. */
+  public static ConsumerLease readLease(BinaryReader r, String field) {
+    return new ConsumerLease(
+        r.i64(field + ".streamId"),
+        r.i32(field + ".partition"),
+        r.string(field + ".consumer"),
+        r.i64(field + ".generation"),
+        r.string(field + ".holder"),
+        r.i64(field + ".leaseMillis"),
+        r.i64(field + ".expiresAtMillis"),
+        r.i64(field + ".committedOffset"));
   }
 }

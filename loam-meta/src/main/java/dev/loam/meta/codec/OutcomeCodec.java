@@ -29,6 +29,9 @@ public final class OutcomeCodec {
   static final int TAG_SEGMENT_SWAPPED = 7;
   static final int TAG_TRIMMED = 8;
   static final int TAG_OBJECTS_DELETED = 9;
+  static final int TAG_PRODUCER_IDS_ALLOCATED = 10;
+  static final int TAG_CONSUMER_LEASE_GRANTED = 11;
+  static final int TAG_CONSUMER_OFFSET_COMMITTED = 12;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -83,6 +86,14 @@ public final class OutcomeCodec {
       w.u8(TAG_TRIMMED).i64(o.logStartOffset()).i32(o.entriesDropped());
     } else if (outcome instanceof Outcome.ObjectsDeleted o) {
       w.u8(TAG_OBJECTS_DELETED).i32(o.removed());
+    } else if (outcome instanceof Outcome.ProducerIdsAllocated o) {
+      w.u8(TAG_PRODUCER_IDS_ALLOCATED).i64(o.firstProducerId()).i32(o.count());
+    } else if (outcome instanceof Outcome.ConsumerLeaseGranted o) {
+      w.u8(TAG_CONSUMER_LEASE_GRANTED);
+      CommandCodec.writeLease(w, o.lease());
+    } else if (outcome instanceof Outcome.ConsumerOffsetCommitted o) {
+      w.u8(TAG_CONSUMER_OFFSET_COMMITTED);
+      CommandCodec.writeLease(w, o.lease());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -126,6 +137,15 @@ public final class OutcomeCodec {
           case TAG_TRIMMED ->
               new Outcome.Trimmed(r.i64("trimmed.logStartOffset"), r.i32("trimmed.entriesDropped"));
           case TAG_OBJECTS_DELETED -> new Outcome.ObjectsDeleted(r.i32("objectsDeleted.removed"));
+          case TAG_PRODUCER_IDS_ALLOCATED ->
+              new Outcome.ProducerIdsAllocated(
+                  r.i64("producerIdsAllocated.firstProducerId"),
+                  r.i32("producerIdsAllocated.count"));
+          case TAG_CONSUMER_LEASE_GRANTED ->
+              new Outcome.ConsumerLeaseGranted(CommandCodec.readLease(r, "leaseGranted.lease"));
+          case TAG_CONSUMER_OFFSET_COMMITTED ->
+              new Outcome.ConsumerOffsetCommitted(
+                  CommandCodec.readLease(r, "offsetCommitted.lease"));
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();
@@ -160,6 +180,8 @@ public final class OutcomeCodec {
       case NOT_FOUND -> 6;
       case CONFLICT -> 7;
       case INVALID -> 8;
+      case FENCED -> 9;
+      case OUT_OF_RANGE -> 10;
     };
   }
 

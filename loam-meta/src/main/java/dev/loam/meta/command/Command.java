@@ -13,7 +13,10 @@ public sealed interface Command
         CommitWal,
         SwapSegment,
         TrimPartition,
-        DeleteObjects {
+        DeleteObjects,
+        AllocateProducerIds,
+        AcquireConsumerLease,
+        CommitConsumerOffset {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

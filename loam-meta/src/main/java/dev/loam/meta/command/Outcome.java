@@ -25,7 +25,11 @@ public sealed interface Outcome {
     NOT_FOUND,
     /** The namespace still holds streams, or a compare-and-swap found other entries. */
     CONFLICT,
-    INVALID
+    INVALID,
+    /** A consumer lease generation that is not current, or whose lease expired (§7). */
+    FENCED,
+    /** A committed offset outside the partition's {@code [logStartOffset, highWatermark]}. */
+    OUT_OF_RANGE
   }
 
   /** RegisterNode succeeded. */
@@ -82,4 +86,13 @@ public sealed interface Outcome {
 
   /** DeleteObjects was applied: {@code removed} retired records were removed. */
   record ObjectsDeleted(int removed) implements Outcome {}
+
+  /** AllocateProducerIds succeeded: the ids {@code [firstProducerId, firstProducerId + count)}. */
+  record ProducerIdsAllocated(long firstProducerId, int count) implements Outcome {}
+
+  /** AcquireConsumerLease succeeded: the lease now held, with the committed offset. */
+  record ConsumerLeaseGranted(ConsumerLease lease) implements Outcome {}
+
+  /** CommitConsumerOffset succeeded: the state after the commit (the lease renewed). */
+  record ConsumerOffsetCommitted(ConsumerLease lease) implements Outcome {}
 }

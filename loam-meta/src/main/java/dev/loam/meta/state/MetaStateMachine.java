@@ -7,10 +7,14 @@ import dev.loam.meta.codec.BinaryReader;
 import dev.loam.meta.codec.BinaryWriter;
 import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.codec.OutcomeCodec;
+import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
@@ -61,11 +65,19 @@ public final class MetaStateMachine {
   static final int SNAPSHOT_MAGIC = 0x4C4D5353;
 
   /**
-   * The newest snapshot version written. A state with no retired objects is written as version 1
-   * (byte-identical to what a v1 writer produced), anything else as version 2, which appends the
-   * retired objects; restore reads both (metastore-snapshot.md).
+   * The newest snapshot version written. Each state is written in the oldest version that can hold
+   * it, so older states stay byte-identical to what older writers produced: version 1 without
+   * retired objects, producer ids or named consumers; version 2 with retired objects only; version
+   * 3 (retired objects, the producer-id counter and named consumers) otherwise. Restore reads all
+   * three (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 2;
+  public static final int SNAPSHOT_VERSION = 3;
+
+  /**
+   * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
+   * and the snapshot it adds.
+   */
+  public static final int MAX_CONSUMERS_PER_PARTITION = 1024;
 
   private static final String SNAPSHOT_FORMAT = "metastore snapshot";
 
@@ -89,6 +101,12 @@ public final class MetaStateMachine {
   private long appliedIndex;
   private long clockMillis;
   private long nextStreamId = 1;
+
+  /** The next producer id handed out (§7 idempotent producers); only grows. */
+  private long nextProducerId;
+
+  /** Named consumers' leases and committed offsets (§7), by (stream id, partition, consumer). */
+  private final TreeMap<ConsumerKey, ConsumerLease> consumers = new TreeMap<>();
 
   private final TreeMap<String, NodeInfo> nodes = new TreeMap<>();
 
@@ -183,6 +201,12 @@ public final class MetaStateMachine {
       return trimPartition(c);
     } else if (command instanceof DeleteObjects c) {
       return deleteObjects(c);
+    } else if (command instanceof AllocateProducerIds c) {
+      return allocateProducerIds(c);
+    } else if (command instanceof AcquireConsumerLease c) {
+      return acquireConsumerLease(c);
+    } else if (command instanceof CommitConsumerOffset c) {
+      return commitConsumerOffset(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -372,6 +396,9 @@ public final class MetaStateMachine {
     // The partition state goes with it: later commits naming this id get UNKNOWN_PARTITION, and
     // the id is never handed out again (nextStreamId only grows).
     streamsById.remove(s.info.id());
+    // Its named consumers go too: a stream re-created under this name is another stream (new id)
+    // and starts without committed offsets.
+    consumersOf(s.info.id()).clear();
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -944,6 +971,225 @@ public final class MetaStateMachine {
     return new Outcome.ObjectsDeleted(removed);
   }
 
+  // ---- producer ids and named consumers (stream-engine.txt §7)
+
+  private Outcome allocateProducerIds(AllocateProducerIds c) {
+    if (c.count() < 1 || c.count() > AllocateProducerIds.MAX_COUNT) {
+      return rejected(
+          RejectReason.INVALID,
+          "producer id count must be 1.." + AllocateProducerIds.MAX_COUNT + " count=" + c.count());
+    }
+    if (nextProducerId > Long.MAX_VALUE - c.count()) {
+      return rejected(
+          RejectReason.INVALID,
+          "producer ids exhausted nextProducerId=" + nextProducerId + " count=" + c.count());
+    }
+    long first = nextProducerId;
+    nextProducerId += c.count();
+    return new Outcome.ProducerIdsAllocated(first, c.count());
+  }
+
+  private Outcome acquireConsumerLease(AcquireConsumerLease c) {
+    String where = consumerText(c.streamId(), c.partition(), c.consumer());
+    if (!validName(c.consumer())) {
+      return invalidName("consumer", c.consumer());
+    }
+    if (c.holder().isEmpty() || c.holder().length() > AcquireConsumerLease.MAX_HOLDER_LENGTH) {
+      return rejected(
+          RejectReason.INVALID,
+          "holder must be 1.."
+              + AcquireConsumerLease.MAX_HOLDER_LENGTH
+              + " characters"
+              + where
+              + " holderLength="
+              + c.holder().length());
+    }
+    if (c.leaseMillis() < 1 || c.leaseMillis() > AcquireConsumerLease.MAX_LEASE_MILLIS) {
+      return rejected(
+          RejectReason.INVALID,
+          "leaseMillis must be 1.."
+              + AcquireConsumerLease.MAX_LEASE_MILLIS
+              + where
+              + " leaseMillis="
+              + c.leaseMillis());
+    }
+    if (partitionState(c.streamId(), c.partition()) == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream or partition" + where);
+    }
+    ConsumerKey key = new ConsumerKey(c.streamId(), c.partition(), c.consumer());
+    ConsumerLease cur = consumers.get(key);
+    long expires = saturatedAdd(clockMillis, c.leaseMillis());
+    ConsumerLease next;
+    if (cur == null) {
+      int held = consumersOf(c.streamId(), c.partition()).size();
+      if (held >= MAX_CONSUMERS_PER_PARTITION) {
+        return rejected(
+            RejectReason.INVALID,
+            "too many named consumers on the partition max=" + MAX_CONSUMERS_PER_PARTITION + where);
+      }
+      next =
+          new ConsumerLease(
+              c.streamId(),
+              c.partition(),
+              c.consumer(),
+              1,
+              c.holder(),
+              c.leaseMillis(),
+              expires,
+              ConsumerLease.NO_OFFSET);
+    } else if (cur.liveAt(clockMillis)) {
+      if (!cur.holder().equals(c.holder())) {
+        // A live lease is never taken over: the holder may be committing right now. It ends by
+        // expiry (the metastore clock passing expiresAt), after which anyone may acquire.
+        return rejected(
+            RejectReason.CONFLICT,
+            "the consumer lease is held by another holder"
+                + where
+                + " holder="
+                + cur.holder()
+                + " generation="
+                + cur.generation()
+                + " expiresAtMillis="
+                + cur.expiresAtMillis()
+                + " clock="
+                + clockMillis);
+      }
+      // The holder renews (a heartbeat, or a retry of its acquire): same generation.
+      next =
+          new ConsumerLease(
+              cur.streamId(),
+              cur.partition(),
+              cur.consumer(),
+              cur.generation(),
+              cur.holder(),
+              c.leaseMillis(),
+              expires,
+              cur.committedOffset());
+    } else {
+      // Expired: a new term with a higher generation, which fences every commit of the old one,
+      // even by the same holder (it may be a zombie of itself). The committed offset stays.
+      next =
+          new ConsumerLease(
+              cur.streamId(),
+              cur.partition(),
+              cur.consumer(),
+              cur.generation() + 1,
+              c.holder(),
+              c.leaseMillis(),
+              expires,
+              cur.committedOffset());
+    }
+    consumers.put(key, next);
+    return new Outcome.ConsumerLeaseGranted(next);
+  }
+
+  private Outcome commitConsumerOffset(CommitConsumerOffset c) {
+    String where = consumerText(c.streamId(), c.partition(), c.consumer());
+    if (!validName(c.consumer())) {
+      return invalidName("consumer", c.consumer());
+    }
+    PartitionState p = partitionState(c.streamId(), c.partition());
+    if (p == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream or partition" + where);
+    }
+    ConsumerLease cur = consumers.get(new ConsumerKey(c.streamId(), c.partition(), c.consumer()));
+    // Fencing before range checks: a stale holder learns only that it is stale (§7).
+    if (cur == null) {
+      return rejected(
+          RejectReason.FENCED,
+          "the consumer holds no lease on the partition" + where + " generation=" + c.generation());
+    }
+    if (c.generation() != cur.generation()) {
+      return rejected(
+          RejectReason.FENCED,
+          "stale consumer generation"
+              + where
+              + " generation="
+              + c.generation()
+              + " currentGeneration="
+              + cur.generation());
+    }
+    if (!cur.liveAt(clockMillis)) {
+      return rejected(
+          RejectReason.FENCED,
+          "the consumer lease expired"
+              + where
+              + " generation="
+              + c.generation()
+              + " expiresAtMillis="
+              + cur.expiresAtMillis()
+              + " clock="
+              + clockMillis);
+    }
+    if (c.offset() < p.logStartOffset || c.offset() > p.highWatermark) {
+      return rejected(
+          RejectReason.OUT_OF_RANGE,
+          "committed offset out of range"
+              + where
+              + " offset="
+              + c.offset()
+              + " logStartOffset="
+              + p.logStartOffset
+              + " highWatermark="
+              + p.highWatermark);
+    }
+    // A commit proves the holder is alive: it renews the lease.
+    ConsumerLease next =
+        new ConsumerLease(
+            cur.streamId(),
+            cur.partition(),
+            cur.consumer(),
+            cur.generation(),
+            cur.holder(),
+            cur.leaseMillis(),
+            saturatedAdd(clockMillis, cur.leaseMillis()),
+            c.offset());
+    consumers.put(new ConsumerKey(c.streamId(), c.partition(), c.consumer()), next);
+    return new Outcome.ConsumerOffsetCommitted(next);
+  }
+
+  private static String consumerText(long streamId, int partition, String consumer) {
+    return " streamId=" + streamId + " partition=" + partition + " consumer=" + consumer;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+  }
+
+  /** Every consumer entry of one stream (a live view). */
+  private java.util.NavigableMap<ConsumerKey, ConsumerLease> consumersOf(long streamId) {
+    return consumers.subMap(
+        new ConsumerKey(streamId, Integer.MIN_VALUE, ""),
+        true,
+        // Partitions are below StreamConfig.MAX_PARTITIONS, so this bound excludes none.
+        new ConsumerKey(streamId, Integer.MAX_VALUE, ""),
+        false);
+  }
+
+  /** Every consumer entry of one partition (a live view). */
+  private java.util.NavigableMap<ConsumerKey, ConsumerLease> consumersOf(
+      long streamId, int partition) {
+    return consumers.subMap(
+        new ConsumerKey(streamId, partition, ""),
+        true,
+        new ConsumerKey(streamId, partition + 1, ""),
+        false);
+  }
+
+  /** The key of a named consumer's state; sorted so reads and snapshots are ordered. */
+  private record ConsumerKey(long streamId, int partition, String consumer)
+      implements Comparable<ConsumerKey> {
+    @Override
+    public int compareTo(ConsumerKey o) {
+      int c = Long.compare(streamId, o.streamId);
+      if (c == 0) {
+        c = Integer.compare(partition, o.partition);
+      }
+      return c != 0 ? c : consumer.compareTo(o.consumer);
+    }
+  }
+
   // ---- reads
 
   private PartitionState partitionState(long streamId, int partition) {
@@ -1051,6 +1297,30 @@ public final class MetaStateMachine {
     }
 
     @Override
+    public long nextProducerId() {
+      return nextProducerId;
+    }
+
+    @Override
+    public Optional<ConsumerLease> consumerLease(long streamId, int partition, String consumer) {
+      if (consumer == null) {
+        return Optional.empty();
+      }
+      return Optional.ofNullable(consumers.get(new ConsumerKey(streamId, partition, consumer)));
+    }
+
+    @Override
+    public List<ConsumerLease> consumerLeases(long streamId, String consumer) {
+      List<ConsumerLease> out = new ArrayList<>();
+      for (ConsumerLease l : consumersOf(streamId).values()) {
+        if (l.consumer().equals(consumer)) {
+          out.add(l);
+        }
+      }
+      return out;
+    }
+
+    @Override
     public Optional<IndexEntry> entryForTimestamp(
         long streamId, int partition, long timestampMillis) {
       PartitionState p = partitionState(streamId, partition);
@@ -1067,7 +1337,12 @@ public final class MetaStateMachine {
     BinaryWriter w = new BinaryWriter(4096);
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    int version = retiredByTime.isEmpty() ? 1 : SNAPSHOT_VERSION;
+    int version;
+    if (nextProducerId != 0 || !consumers.isEmpty()) {
+      version = 3;
+    } else {
+      version = retiredByTime.isEmpty() ? 1 : 2;
+    }
     w.i32(SNAPSHOT_MAGIC).i16(version).i16(0); // reserved flags
     w.i64(appliedIndex).i64(clockMillis).i64(nextStreamId);
     w.i32(nodes.size());
@@ -1110,11 +1385,19 @@ public final class MetaStateMachine {
     for (DedupeRecord r : dedupeByTime) {
       w.string(r.objectKey()).i64(r.objectTimeMillis()).bytes(OutcomeCodec.encode(r.outcome()));
     }
-    if (!retiredByTime.isEmpty()) {
-      // Version 2 only: the retired objects, oldest first.
+    if (version >= 2) {
+      // Version 2 and 3: the retired objects, oldest first (v2: at least one; v3: any number).
       w.i32(retiredByTime.size());
       for (RetiredObject r : retiredByTime) {
         w.string(r.objectKey()).i64(r.retiredAtMillis());
+      }
+    }
+    if (version >= 3) {
+      // Version 3: the producer-id counter, then the named consumers by key.
+      w.i64(nextProducerId);
+      w.i32(consumers.size());
+      for (ConsumerLease l : consumers.values()) {
+        CommandCodec.writeLease(w, l);
       }
     }
     byte[] body = w.toByteArray();
@@ -1138,7 +1421,7 @@ public final class MetaStateMachine {
       throw head.corrupt("magic", "bad magic=0x" + Integer.toHexString(magic));
     }
     int version = head.i16("version");
-    if (version != 1 && version != 2) {
+    if (version < 1 || version > SNAPSHOT_VERSION) {
       throw head.corrupt("version", "unsupported version=" + version);
     }
     CRC32C crc = new CRC32C();
@@ -1230,9 +1513,9 @@ public final class MetaStateMachine {
         }
       }
     }
-    if (version == 2) {
+    if (version >= 2) {
       int nRetired = r.count("retired.count", 4 + 8);
-      if (nRetired < 1) {
+      if (version == 2 && nRetired < 1) {
         throw r.corrupt("retired.count", "a v2 snapshot holds at least one retired object");
       }
       RetiredObject prev = null;
@@ -1249,6 +1532,39 @@ public final class MetaStateMachine {
         }
         m.retiredByTime.add(ro);
         prev = ro;
+      }
+    }
+    if (version >= 3) {
+      m.nextProducerId = r.i64("nextProducerId");
+      if (m.nextProducerId < 0) {
+        throw r.corrupt("nextProducerId", "negative nextProducerId=" + m.nextProducerId);
+      }
+      int nConsumers = r.count("consumers.count", 8 + 4 + 4 + 8 + 4 + 8 + 8 + 8);
+      ConsumerKey prevKey = null;
+      for (int i = 0; i < nConsumers; i++) {
+        ConsumerLease l = CommandCodec.readLease(r, "consumer");
+        ConsumerKey key = new ConsumerKey(l.streamId(), l.partition(), l.consumer());
+        if (prevKey != null && prevKey.compareTo(key) >= 0) {
+          throw r.corrupt("consumer", "consumers not sorted or duplicate consumer=" + l.consumer());
+        }
+        if (m.partitionState(l.streamId(), l.partition()) == null) {
+          throw r.corrupt(
+              "consumer.streamId",
+              "consumer of an unknown stream or partition streamId="
+                  + l.streamId()
+                  + " partition="
+                  + l.partition());
+        }
+        if (l.generation() < 1 || l.committedOffset() < ConsumerLease.NO_OFFSET) {
+          throw r.corrupt(
+              "consumer.generation",
+              "bad generation or offset generation="
+                  + l.generation()
+                  + " committedOffset="
+                  + l.committedOffset());
+        }
+        m.consumers.put(key, l);
+        prevKey = key;
       }
     }
     r.expectEnd();
@@ -1317,6 +1633,8 @@ public final class MetaStateMachine {
         + dedupeByKey.size()
         + ", retired="
         + retiredByKey.size()
+        + ", consumers="
+        + consumers.size()
         + "}";
   }
 }

@@ -214,8 +214,32 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> deleteObjects =
         Combinators.combine(origins(), text().list().ofMaxSize(4))
             .as(dev.loam.meta.command.DeleteObjects::new);
+    Arbitrary<Command> allocate =
+        Combinators.combine(origins(), Arbitraries.integers())
+            .as(dev.loam.meta.command.AllocateProducerIds::new);
+    Arbitrary<Command> acquire =
+        Combinators.combine(
+                origins(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                text(),
+                text(),
+                Arbitraries.longs())
+            .as(dev.loam.meta.command.AcquireConsumerLease::new);
+    Arbitrary<Command> commitOffset =
+        Combinators.combine(
+                origins(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.longs())
+            .as(dev.loam.meta.command.CommitConsumerOffset::new);
     return Arbitraries.oneOf(
         List.of(
+            allocate,
+            acquire,
+            commitOffset,
             register,
             createNs,
             deleteNs,
@@ -258,7 +282,44 @@ class CommandCodecPropertyTest {
     Arbitrary<Outcome> trimmed =
         Combinators.combine(Arbitraries.longs(), Arbitraries.integers()).as(Outcome.Trimmed::new);
     Arbitrary<Outcome> objectsDeleted = Arbitraries.integers().map(Outcome.ObjectsDeleted::new);
+    Arbitrary<Outcome> allocated =
+        Combinators.combine(Arbitraries.longs(), Arbitraries.integers())
+            .as(Outcome.ProducerIdsAllocated::new);
+    Arbitrary<dev.loam.meta.command.ConsumerLease> lease =
+        Combinators.combine(
+                Combinators.combine(Arbitraries.longs(), Arbitraries.integers(), text())
+                    .as(List::<Object>of),
+                Arbitraries.longs(),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.longs())
+            .as(
+                (h, gen, holder, leaseMs, expires, offset) ->
+                    new dev.loam.meta.command.ConsumerLease(
+                        (Long) h.get(0),
+                        (Integer) h.get(1),
+                        (String) h.get(2),
+                        gen,
+                        holder,
+                        leaseMs,
+                        expires,
+                        offset));
+    Arbitrary<Outcome> granted = lease.map(Outcome.ConsumerLeaseGranted::new);
+    Arbitrary<Outcome> offsetCommitted = lease.map(Outcome.ConsumerOffsetCommitted::new);
     return Arbitraries.oneOf(
-        List.of(rejected, node, ns, stream, deleted, committed, swapped, trimmed, objectsDeleted));
+        List.of(
+            rejected,
+            node,
+            ns,
+            stream,
+            deleted,
+            committed,
+            swapped,
+            trimmed,
+            objectsDeleted,
+            allocated,
+            granted,
+            offsetCommitted));
   }
 }

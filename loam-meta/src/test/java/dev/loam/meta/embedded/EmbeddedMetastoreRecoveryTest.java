@@ -9,10 +9,14 @@ import dev.loam.meta.Applied;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.codec.CommandCodec;
+import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.IndexEntry;
@@ -134,6 +138,43 @@ class EmbeddedMetastoreRecoveryTest {
     assertThat(highWatermark(id)).isEqualTo(22);
     Applied next = propose(new CreateNamespace(origin(), "after"));
     assertThat(next.index()).isEqualTo(applied + 2);
+  }
+
+  @Test
+  void consumerOffsetsLeasesAndProducerIdsSurviveReopenFromTheLogAndFromASnapshot()
+      throws Exception {
+    EmbeddedMetastore.Options every5 = new EmbeddedMetastore.Options(100, 5);
+    open(every5);
+    long id = populate(2);
+    Outcome granted =
+        propose(new AcquireConsumerLease(origin(), id, 0, "app", "h1", 600_000)).outcome();
+    long gen = ((Outcome.ConsumerLeaseGranted) granted).lease().generation();
+    assertThat(propose(new CommitConsumerOffset(origin(), id, 0, "app", gen, 3)).outcome())
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    assertThat(propose(new AllocateProducerIds(origin(), 5)).outcome())
+        .isEqualTo(new Outcome.ProducerIdsAllocated(0, 5));
+    // Index 7 > 5: the state above is in the snapshot at 5 and the log after it.
+    ConsumerLease before = ms.read((MetaReader r) -> r.consumerLease(id, 0, "app")).orElseThrow();
+
+    reopen(every5);
+    assertThat(ms.lastSnapshotIndex()).isEqualTo(5);
+    assertThat(ms.read((MetaReader r) -> r.consumerLease(id, 0, "app"))).hasValue(before);
+    assertThat(before.committedOffset()).isEqualTo(3);
+    // The lease is still held: the old generation keeps committing, another holder is refused.
+    assertThat(propose(new CommitConsumerOffset(origin(), id, 0, "app", gen, 4)).outcome())
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+    Outcome other = propose(new AcquireConsumerLease(origin(), id, 0, "app", "h2", 1000)).outcome();
+    assertThat(((Outcome.Rejected) other).reason()).isEqualTo(Outcome.RejectReason.CONFLICT);
+    // Reaching index 10 writes a snapshot holding the consumers and the producer-id counter.
+    propose(new CreateNamespace(origin(), "x"));
+    assertThat(ms.lastSnapshotIndex()).isEqualTo(10);
+
+    reopen(every5);
+    assertThat(ms.read((MetaReader r) -> r.consumerLease(id, 0, "app")).orElseThrow())
+        .extracting(ConsumerLease::generation, ConsumerLease::committedOffset)
+        .containsExactly(gen, 4L);
+    assertThat(propose(new AllocateProducerIds(origin(), 1)).outcome())
+        .isEqualTo(new Outcome.ProducerIdsAllocated(5, 1));
   }
 
   @Test

@@ -55,8 +55,28 @@ class MetaStateMachinePropertyTest {
       Origin o = new Origin(node, epoch, now);
       String ns = rnd.nextBoolean() ? "default" : "ns" + rnd.nextInt(2);
       String stream = "s" + rnd.nextInt(3);
-      int kind = rnd.nextInt(20);
-      if (kind == 0) {
+      int kind = rnd.nextInt(24);
+      if (kind == 20) {
+        out.add(new dev.loam.meta.command.AllocateProducerIds(o, 1 + rnd.nextInt(3)));
+      } else if (kind == 21) {
+        out.add(
+            new dev.loam.meta.command.AcquireConsumerLease(
+                o,
+                1 + rnd.nextInt(6),
+                rnd.nextInt(3),
+                "c" + rnd.nextInt(2),
+                "h" + rnd.nextInt(2),
+                1 + rnd.nextInt(60_000)));
+      } else if (kind >= 22) {
+        out.add(
+            new dev.loam.meta.command.CommitConsumerOffset(
+                o,
+                1 + rnd.nextInt(6),
+                rnd.nextInt(3),
+                "c" + rnd.nextInt(2),
+                1 + rnd.nextInt(3),
+                rnd.nextInt(20)));
+      } else if (kind == 0) {
         out.add(new RegisterNode(o, "h:" + rnd.nextInt(3), 1 + rnd.nextInt(3), "az"));
       } else if (kind == 1) {
         out.add(new CreateNamespace(o, ns));
