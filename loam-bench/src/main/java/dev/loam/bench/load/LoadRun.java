@@ -1,0 +1,445 @@
+package dev.loam.bench.load;
+
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
+import dev.loam.api.AppendRecord;
+import dev.loam.api.AppendResult;
+import dev.loam.api.FetchResult;
+import dev.loam.api.FetchedRecord;
+import dev.loam.api.LoamNode;
+import dev.loam.api.Log;
+import dev.loam.api.NodeSettings;
+import dev.loam.api.StreamSpec;
+import dev.loam.core.internal.WriterStats;
+import dev.loam.core.runtime.SystemDrivers;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.StoreContext;
+import dev.loam.store.ObjectStores;
+import dev.loam.store.express.ExpressObjectStore;
+import dev.loam.store.fs.FileSystemObjectStore;
+import dev.loam.wal.DurabilityClass;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/** One run of one scenario: starts a node on fresh temp storage, loads it, measures, stops it. */
+final class LoadRun {
+  private static final String NS = "bench";
+  private static final String STREAM = "load";
+
+  /** Histograms hold microseconds up to 10 minutes, 3 significant digits. */
+  private static final long MAX_MICROS = 600_000_000L;
+
+  private final BenchConfig c;
+  private final Recorder ack = new Recorder(MAX_MICROS, 3);
+  private final Recorder ackUncorrected = new Recorder(MAX_MICROS, 3);
+  private final Recorder e2e = new Recorder(MAX_MICROS, 3);
+  private final LongAdder ackedRecordsInWindow = new LongAdder();
+  private final LongAdder ackedBytesInWindow = new LongAdder();
+  private final LongAdder ackedRecordsTotal = new LongAdder();
+  private final LongAdder consumedTotal = new LongAdder();
+  private final LongAdder appendsFailed = new LongAdder();
+  private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+  private volatile boolean producing = true;
+  private volatile boolean consuming = true;
+  private long measureStart;
+  private long measureEnd;
+
+  LoadRun(BenchConfig c) {
+    this.c = c;
+  }
+
+  /** The outcome of a run: figures for the JSON plus the histograms for plots. */
+  record Result(Map<String, Object> figures, Histogram ack, Histogram e2e) {}
+
+  Result run() throws Exception {
+    Path tmp = Files.createTempDirectory("loam-bench-");
+    ScheduledThreadPoolExecutor delays = new ScheduledThreadPoolExecutor(1, daemon("delay"));
+    delays.setRemoveOnCancelPolicy(true);
+    ExecutorService io = SystemDrivers.ioPool("loam-bench-store-io", 4);
+    InstantSource clock = SystemDrivers.clock();
+    StoreContext ctx = new StoreContext(clock, io, Map.of());
+    List<LatencyInjectingStore> stores = new ArrayList<>();
+    List<ObjectStore> toClose = new ArrayList<>();
+    try {
+      String uri = c.store() != null ? c.store() : tmp.resolve("objects").toUri().toString();
+      ObjectStore base = ObjectStores.open(uri, ctx);
+      toClose.add(base);
+      LatencyInjectingStore standard =
+          new LatencyInjectingStore(base, c.latency(), delays, c.seed(), false);
+      stores.add(standard);
+      ObjectStore express = null;
+      if (c.durabilityClass() == DurabilityClass.EXPRESS) {
+        List<ObjectStore> zones = new ArrayList<>();
+        for (int z = 0; z < 3; z++) {
+          ObjectStore zs = new FileSystemObjectStore(tmp.resolve("zone-" + z), io, clock);
+          toClose.add(zs);
+          LatencyInjectingStore w =
+              new LatencyInjectingStore(zs, c.latency(), delays, c.seed() + 1 + z, false);
+          stores.add(w);
+          zones.add(w);
+        }
+        express = new ExpressObjectStore(zones, 0);
+        toClose.add(express);
+      }
+      NodeSettings settings = NodeSettings.defaults();
+      if (c.flushMillis() > 0) {
+        settings = settings.withFlushInterval(Duration.ofMillis(c.flushMillis()));
+      }
+      LoamNode.Builder b =
+          LoamNode.builder()
+              .nodeId("bench-node")
+              .dataDir(tmp.resolve("node"))
+              .objectStore(standard)
+              .settings(settings);
+      if (express != null) {
+        b.expressStore(express);
+      }
+      try (LoamNode node = b.start()) {
+        Result r = load(node, stores);
+        WriterStats ws = node.writerStats();
+        r.figures().put("mean_put_ms_whole_run", ws.meanPutMillis());
+        r.figures().put("mean_commit_ms_whole_run", ws.meanCommitMillis());
+        r.figures().put("mean_batches_per_wal_object", ws.meanBatchesPerFlush());
+        return r;
+      }
+    } finally {
+      for (int i = toClose.size() - 1; i >= 0; i--) {
+        toClose.get(i).close();
+      }
+      delays.shutdownNow();
+      io.shutdownNow();
+      deleteTree(tmp);
+    }
+  }
+
+  private Result load(LoamNode node, List<LatencyInjectingStore> stores) throws Exception {
+    Log log = node.log();
+    log.createNamespace(NS).join();
+    log.createStream(NS, STREAM, StreamSpec.standard(c.partitions()).withClass(c.durabilityClass()))
+        .join();
+
+    long start = System.nanoTime();
+    measureStart = start + c.warmup().toNanos();
+    measureEnd = measureStart + c.duration().toNanos();
+
+    List<Thread> consumers = new ArrayList<>();
+    for (int i = 0; i < c.consumers(); i++) {
+      int id = i;
+      Thread t = new Thread(() -> consume(log, id), "loam-bench-consumer-" + i);
+      t.setDaemon(true);
+      consumers.add(t);
+      t.start();
+    }
+    List<Thread> producers = new ArrayList<>();
+    List<Semaphore> windows = new ArrayList<>();
+    for (int i = 0; i < c.producers(); i++) {
+      int id = i;
+      Semaphore window = new Semaphore(c.inFlight());
+      windows.add(window);
+      Thread t = new Thread(() -> produce(log, id, start, window), "loam-bench-producer-" + i);
+      t.setDaemon(true);
+      producers.add(t);
+      t.start();
+    }
+
+    parkUntil(measureStart);
+    Snapshot s0 = snapshot(node, stores);
+    parkUntil(measureEnd);
+    Snapshot s1 = snapshot(node, stores);
+    producing = false;
+    for (Thread t : producers) {
+      t.join(60_000);
+    }
+    for (Semaphore w : windows) {
+      w.tryAcquire(c.inFlight(), 60, TimeUnit.SECONDS);
+    }
+    // Let consumers catch up with everything acknowledged (bounded).
+    long catchUp = System.nanoTime() + 15_000_000_000L;
+    while (c.consumers() > 0
+        && consumedTotal.sum() < ackedRecordsTotal.sum()
+        && System.nanoTime() < catchUp) {
+      LockSupport.parkNanos(10_000_000L);
+    }
+    consuming = false;
+    for (Thread t : consumers) {
+      t.join(5_000);
+    }
+    Histogram ackH = ack.getIntervalHistogram();
+    Histogram e2eH = e2e.getIntervalHistogram();
+    return new Result(
+        figures(s0, s1, ackH, ackUncorrected.getIntervalHistogram(), e2eH), ackH, e2eH);
+  }
+
+  private void produce(Log log, int id, long start, Semaphore window) {
+    SplittableRandom rnd = new SplittableRandom(c.seed() * 31 + id);
+    byte[] pool = new byte[1 << 20];
+    rnd.nextBytes(pool);
+    byte[][] keys = new byte[c.keys()][];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = String.format("key-%08d", k).getBytes(StandardCharsets.US_ASCII);
+    }
+    int per = c.recordsPerAppend();
+    boolean fixed = c.rate() > 0;
+    double perProducer = (double) c.rate() / c.producers();
+    long interval = fixed ? (long) (1e9 * per / perProducer) : 0;
+    long intervalMicros = Math.max(1, interval / 1000);
+    boolean expectedInterval = c.coCorrection().equals("expected-interval");
+    int poolPos = 0;
+    long k = 0;
+    while (producing && firstFailure.get() == null) {
+      long intended;
+      if (fixed) {
+        intended = start + k * interval;
+        k++;
+        parkUntil(intended);
+        if (!producing) {
+          break;
+        }
+      } else {
+        intended = 0;
+      }
+      try {
+        window.acquire();
+      } catch (InterruptedException e) {
+        return;
+      }
+      List<AppendRecord> batch = new ArrayList<>(per);
+      long sent = System.nanoTime();
+      long bytes = 0;
+      for (int i = 0; i < per; i++) {
+        byte[] v = new byte[c.recordBytes()];
+        if (poolPos + v.length > pool.length) {
+          poolPos = 0;
+        }
+        System.arraycopy(pool, poolPos, v, 0, Math.min(v.length, pool.length));
+        poolPos += 64;
+        ByteBuffer.wrap(v).putLong(0, sent);
+        byte[] key = keys.length == 0 ? null : keys[rnd.nextInt(keys.length)];
+        bytes += v.length + (key == null ? 0 : key.length);
+        batch.add(AppendRecord.of(key, v));
+      }
+      long from = fixed ? intended : sent;
+      long batchBytes = bytes;
+      CompletableFuture<AppendResult> f = log.append(NS, STREAM, batch);
+      f.whenComplete(
+          (r, e) -> {
+            long done = System.nanoTime();
+            window.release();
+            if (e != null) {
+              appendsFailed.increment();
+              firstFailure.compareAndSet(null, e);
+              return;
+            }
+            ackedRecordsTotal.add(per);
+            if (done >= measureStart && done < measureEnd) {
+              ackedRecordsInWindow.add(per);
+              ackedBytesInWindow.add(batchBytes);
+            }
+            if (from >= measureStart && from < measureEnd) {
+              long us = Math.min(MAX_MICROS, (done - from) / 1000);
+              long raw = Math.min(MAX_MICROS, (done - sent) / 1000);
+              if (fixed && expectedInterval) {
+                ack.recordValueWithExpectedInterval(raw, intervalMicros);
+              } else {
+                ack.recordValue(us);
+              }
+              ackUncorrected.recordValue(raw);
+            }
+          });
+    }
+  }
+
+  private record Fetched(int partition, FetchResult result, Throwable error) {}
+
+  private void consume(Log log, int id) {
+    List<Integer> mine = new ArrayList<>();
+    for (int p = id; p < c.partitions(); p += c.consumers()) {
+      mine.add(p);
+    }
+    LinkedBlockingQueue<Fetched> done = new LinkedBlockingQueue<>();
+    Map<Integer, Long> offsets = new HashMap<>();
+    for (int p : mine) {
+      offsets.put(p, 0L);
+      fetch(log, p, 0, done);
+    }
+    while (consuming) {
+      Fetched f;
+      try {
+        f = done.poll(100, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (f == null) {
+        continue;
+      }
+      long offset = offsets.get(f.partition());
+      if (f.error() != null) {
+        LockSupport.parkNanos(10_000_000L);
+      } else {
+        long now = System.nanoTime();
+        for (FetchedRecord r : f.result().records()) {
+          long sent = ByteBuffer.wrap(r.value()).getLong(0);
+          if (sent >= measureStart && sent < measureEnd) {
+            e2e.recordValue(Math.min(MAX_MICROS, Math.max(0, (now - sent) / 1000)));
+          }
+        }
+        consumedTotal.add(f.result().records().size());
+        offset = f.result().nextOffset();
+        offsets.put(f.partition(), offset);
+      }
+      if (consuming) {
+        fetch(log, f.partition(), offset, done);
+      }
+    }
+  }
+
+  private void fetch(Log log, int p, long offset, LinkedBlockingQueue<Fetched> done) {
+    log.fetch(NS, STREAM, p, offset, 1 << 20, Duration.ofMillis(500))
+        .whenComplete((r, e) -> done.add(new Fetched(p, r, e)));
+  }
+
+  /** Counters at one instant. */
+  private record Snapshot(
+      long nanos,
+      long cpuNanos,
+      Map<Long, Long> allocated,
+      LatencyInjectingStore.Counts store,
+      long commits,
+      long walObjects,
+      long logicalPuts) {}
+
+  private static Snapshot snapshot(LoamNode node, List<LatencyInjectingStore> stores) {
+    OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long[] ids = threads.getAllThreadIds();
+    long[] bytes = threads.getThreadAllocatedBytes(ids);
+    Map<Long, Long> alloc = new HashMap<>();
+    for (int i = 0; i < ids.length; i++) {
+      if (bytes[i] >= 0) {
+        alloc.put(ids[i], bytes[i]);
+      }
+    }
+    LatencyInjectingStore.Counts counts = LatencyInjectingStore.Counts.ZERO;
+    for (LatencyInjectingStore s : stores) {
+      counts = counts.plus(s.counts());
+    }
+    WriterStats ws = node.writerStats();
+    return new Snapshot(
+        System.nanoTime(),
+        os.getProcessCpuTime(),
+        alloc,
+        counts,
+        ws.commits(),
+        ws.flushes(),
+        ws.puts());
+  }
+
+  private Map<String, Object> figures(
+      Snapshot a, Snapshot b, Histogram ackH, Histogram rawH, Histogram e2eH) {
+    double secs = (b.nanos() - a.nanos()) / 1e9;
+    long records = ackedRecordsInWindow.sum();
+    long bytes = ackedBytesInWindow.sum();
+    long allocated = 0;
+    for (Map.Entry<Long, Long> e : b.allocated().entrySet()) {
+      allocated += e.getValue() - a.allocated().getOrDefault(e.getKey(), 0L);
+    }
+    LatencyInjectingStore.Counts st = b.store().minus(a.store());
+    double cpuSecs = (b.cpuNanos() - a.cpuNanos()) / 1e9;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("measured_s", secs);
+    m.put("records", records);
+    m.put("records_per_s", records / secs);
+    m.put("mb_per_s", bytes / 1e6 / secs);
+    m.put("ack_latency_ms", percentiles(ackH));
+    m.put("ack_latency_uncorrected_ms", percentiles(rawH));
+    m.put("e2e_latency_ms", percentiles(e2eH));
+    m.put("cpu_s_per_gb", bytes == 0 ? Double.NaN : cpuSecs / (bytes / 1e9));
+    m.put("cpu_us_per_record", records == 0 ? Double.NaN : cpuSecs * 1e6 / records);
+    m.put("cpu_cores_busy", cpuSecs / secs);
+    m.put("allocated_bytes_per_record", records == 0 ? Double.NaN : (double) allocated / records);
+    m.put(
+        "allocated_bytes_method",
+        "sum over live threads of com.sun.management.ThreadMXBean.getThreadAllocatedBytes, end"
+            + " minus start of the window (whole process: node, store, producers, consumers;"
+            + " threads that exit inside the window are missed)");
+    m.put("store_puts_per_s", st.puts() / secs);
+    m.put("store_gets_per_s", st.gets() / secs);
+    m.put("store_other_calls_per_s", st.others() / secs);
+    m.put("store_mean_bytes_per_put", st.puts() == 0 ? 0.0 : (double) st.putBytes() / st.puts());
+    m.put("store_get_mb_per_s", st.getBytes() / 1e6 / secs);
+    m.put("metastore_proposals_per_s", (b.commits() - a.commits()) / secs);
+    m.put("wal_objects_per_s", (b.walObjects() - a.walObjects()) / secs);
+    m.put("appends_failed", appendsFailed.sum());
+    Throwable f = firstFailure.get();
+    m.put("first_failure", f == null ? null : String.valueOf(f));
+    return m;
+  }
+
+  static Map<String, Object> percentiles(Histogram h) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("count", h.getTotalCount());
+    m.put("p50", h.getValueAtPercentile(50) / 1000.0);
+    m.put("p90", h.getValueAtPercentile(90) / 1000.0);
+    m.put("p99", h.getValueAtPercentile(99) / 1000.0);
+    m.put("p99_9", h.getValueAtPercentile(99.9) / 1000.0);
+    m.put("max", h.getMaxValue() / 1000.0);
+    m.put("mean", h.getTotalCount() == 0 ? 0.0 : h.getMean() / 1000.0);
+    return m;
+  }
+
+  private static void parkUntil(long deadline) {
+    long left;
+    while ((left = deadline - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(left);
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, "loam-bench-" + name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  // best effort
+                }
+              });
+    } catch (IOException e) {
+      // best effort
+    }
+  }
+}
