@@ -43,7 +43,9 @@ public final class Demo {
       long flushMillis,
       int recordsPerAppend,
       int maxInFlight,
-      int valueBytes) {
+      int valueBytes,
+      int nodes,
+      boolean killLeader) {
     static Options parse(String[] args) {
       Path dir = Path.of("loam-data");
       String store = null;
@@ -51,11 +53,17 @@ public final class Demo {
       int partitions = 3;
       long flush = 250;
       int perAppend = 100;
-      int inFlight = 2048;
+      int inFlight = -1;
       int valueBytes = 100;
+      int nodes = 1;
+      boolean killLeader = false;
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         String v = i + 1 < args.length ? args[i + 1] : null;
+        if (a.equals("--kill-leader")) {
+          killLeader = true;
+          continue;
+        }
         switch (a) {
           case "--data-dir" -> dir = Path.of(need(a, v));
           case "--store" -> store = need(a, v);
@@ -65,14 +73,36 @@ public final class Demo {
           case "--records-per-append" -> perAppend = Integer.parseInt(need(a, v));
           case "--in-flight" -> inFlight = Integer.parseInt(need(a, v));
           case "--value-bytes" -> valueBytes = Integer.parseInt(need(a, v));
+          case "--nodes" -> nodes = Integer.parseInt(need(a, v));
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
         i++;
       }
+      if (inFlight == -1) {
+        // A cluster run keeps fewer appends in flight so that it lasts several flushes and a
+        // leader kill lands mid-run; the single-node default is unchanged.
+        inFlight = nodes == 1 ? 2048 : 256;
+      }
       if (records < 0 || partitions < 1 || flush < 1 || perAppend < 1 || inFlight < 1) {
         throw new IllegalArgumentException("options must be positive");
       }
-      return new Options(dir, store, records, partitions, flush, perAppend, inFlight, valueBytes);
+      if (nodes != 1 && (nodes < 3 || nodes > 9 || nodes % 2 == 0)) {
+        throw new IllegalArgumentException("--nodes must be 1 or an odd count of voters 3..9");
+      }
+      if (killLeader && nodes == 1) {
+        throw new IllegalArgumentException("--kill-leader needs --nodes 3 or more");
+      }
+      return new Options(
+          dir,
+          store,
+          records,
+          partitions,
+          flush,
+          perAppend,
+          inFlight,
+          valueBytes,
+          nodes,
+          killLeader);
     }
 
     private static String need(String flag, String v) {
@@ -86,6 +116,9 @@ public final class Demo {
   /** Runs the demo; returns the process exit code. */
   public static int run(String[] args) throws Exception {
     Options o = Options.parse(args);
+    if (o.nodes() > 1) {
+      return ClusterDemo.run(o);
+    }
     NodeSettings settings =
         NodeSettings.defaults().withFlushInterval(Duration.ofMillis(o.flushMillis()));
     try (LoamNode node =
@@ -158,7 +191,7 @@ public final class Demo {
     }
   }
 
-  private static StreamDescription ensureStream(Log log, int partitions) {
+  static StreamDescription ensureStream(Log log, int partitions) {
     try {
       log.createNamespace("demo").join();
     } catch (Exception e) {
@@ -232,7 +265,13 @@ public final class Demo {
   record Verification(
       long total, int runs, Map<String, Integer> countsByRun, List<String> problems) {}
 
-  private static Verification readBack(Log log, int partitions) {
+  static Verification readBack(Log log, int partitions) {
+    return readBack(log, partitions, (run, seq) -> {});
+  }
+
+  /** Reads every partition back; {@code seen} gets the run and sequence number of each record. */
+  static Verification readBack(
+      Log log, int partitions, java.util.function.ObjIntConsumer<String> seen) {
     Map<String, Integer> counts = new HashMap<>();
     Map<String, int[]> lastSeq = new HashMap<>();
     List<String> problems = new ArrayList<>();
@@ -250,7 +289,7 @@ public final class Demo {
           }
           offset = rec.offset() + 1;
           total++;
-          check(rec, p, partitions, counts, lastSeq, problems);
+          check(rec, p, partitions, counts, lastSeq, problems, seen);
         }
         offset = r.nextOffset();
       }
@@ -264,7 +303,8 @@ public final class Demo {
       int partitions,
       Map<String, Integer> counts,
       Map<String, int[]> lastSeq,
-      List<String> problems) {
+      List<String> problems,
+      java.util.function.ObjIntConsumer<String> seen) {
     String v = rec.valueAsString();
     int r0 = v.indexOf("\"run\":\"") + 7;
     int r1 = v.indexOf('"', r0);
@@ -287,6 +327,7 @@ public final class Demo {
       problems.add("content differs at partition " + p + " offset " + rec.offset());
     }
     counts.merge(run, 1, Integer::sum);
+    seen.accept(run, seq);
     int[] last = lastSeq.computeIfAbsent(run, k -> new int[partitions]);
     if (last[p] != 0 && seq <= last[p] - 1) {
       problems.add("order broken in run " + run + " partition " + p + " at offset " + rec.offset());

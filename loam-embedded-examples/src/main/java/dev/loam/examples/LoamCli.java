@@ -41,12 +41,14 @@ public final class LoamCli {
   private static void usage() {
     System.err.println(
         "usage: loam demo [--data-dir DIR] [--store URI] [--records N] [--partitions P]\n"
-            + "                 [--flush-ms MS]\n"
+            + "                 [--flush-ms MS] [--nodes 3 [--kill-leader]]\n"
             + "                 [--records-per-append N] [--in-flight N] [--value-bytes N]\n"
             + "  Starts an embedded node on DIR (default ./loam-data), appends N records (default\n"
             + "  100000) to demo/events, reads every partition back and checks it. --store puts\n"
             + "  objects elsewhere: mem://, file:///path, s3://, azblob://, gs:// (the metastore\n"
-            + "  stays in DIR/meta).\n"
+            + "  stays in DIR/meta). --nodes 3 runs a 3-node cluster in one JVM (Ratis metastore\n"
+            + "  replicas in DIR/node-i/meta, appends round-robin over the nodes, every node reads\n"
+            + "  back; --kill-leader crashes the metastore leader's node mid-run).\n"
             + "       loam server [--data-dir DIR] [--port N] [--node-id ID] [--store URI]\n"
             + "  Serves the native HTTP API (docs/http-api.md) on the embedded default.");
   }
