@@ -1,0 +1,173 @@
+package dev.loam.sim;
+
+import dev.loam.api.FetchResult;
+import dev.loam.api.FetchedRecord;
+import dev.loam.meta.ApplyListener;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.Outcome;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The invariants of a run (docs/simulation.md), in the spirit of Jepsen's queue checkers. Checked
+ * as events happen, where cheap:
+ *
+ * <ul>
+ *   <li>per partition, every appended batch starts at the high watermark (offsets dense, never
+ *       reused), seen on every CommitWal the metastore applies;
+ *   <li>no command stamped more than the future-stamp limit ahead of the metastore's clock is ever
+ *       applied (the 60 s refusal holds under clock skew);
+ *   <li>no two different records are ever observed at one offset (acks and fetches);
+ *   <li>a fetch returns consecutive offsets from the one asked for.
+ * </ul>
+ *
+ * Violations are collected (not thrown), so a run reports all of them with its seed.
+ */
+public final class Checker implements ApplyListener {
+  /** A partition of a stream, by name. */
+  public record Part(String stream, int partition) {
+    @Override
+    public String toString() {
+      return stream + "/" + partition;
+    }
+  }
+
+  private final SimClock clock;
+  private final long maxFutureStampMillis;
+  private final List<String> violations = new ArrayList<>();
+  private final Map<Long, Long> nextOffsetByPartitionKey = new HashMap<>();
+  private final Map<Part, TreeMap<Long, String>> observed = new HashMap<>();
+  private long fetchesChecked;
+  private long observations;
+
+  public Checker(SimClock clock, long maxFutureStampMillis) {
+    this.clock = clock;
+    this.maxFutureStampMillis = maxFutureStampMillis;
+  }
+
+  public List<String> violations() {
+    return List.copyOf(violations);
+  }
+
+  public void violation(String v) {
+    if (violations.size() < 100) {
+      violations.add("t=" + clock.millis() + " " + v);
+    }
+  }
+
+  public long fetchesChecked() {
+    return fetchesChecked;
+  }
+
+  public long observations() {
+    return observations;
+  }
+
+  // ------------------------------------------------------------------ metastore (every apply)
+
+  @Override
+  public void onApplied(long index, Command command, Outcome outcome) {
+    long stamp = command.origin().stampMillis();
+    if (stamp > clock.millis() + maxFutureStampMillis) {
+      violation(
+          "applied a command stamped too far ahead index="
+              + index
+              + " stamp="
+              + stamp
+              + " clock="
+              + clock.millis());
+    }
+    if (command instanceof CommitWal c && outcome instanceof Outcome.WalCommitted wc) {
+      if (wc.deduplicated()) {
+        return;
+      }
+      for (int i = 0; i < c.chunks().size(); i++) {
+        CommitWal.ChunkCommit chunk = c.chunks().get(i);
+        long key = chunk.streamId() * 1_000_003L + chunk.partition();
+        for (int j = 0; j < chunk.batches().size(); j++) {
+          Outcome.BatchResult r = wc.chunks().get(i).get(j);
+          if (r.status() != Outcome.BatchStatus.APPENDED) {
+            continue;
+          }
+          long expected = nextOffsetByPartitionKey.getOrDefault(key, 0L);
+          if (r.baseOffset() != expected) {
+            violation(
+                "offsets not dense streamId="
+                    + chunk.streamId()
+                    + " partition="
+                    + chunk.partition()
+                    + " baseOffset="
+                    + r.baseOffset()
+                    + " expected="
+                    + expected
+                    + " index="
+                    + index);
+          }
+          nextOffsetByPartitionKey.put(key, r.baseOffset() + chunk.batches().get(j).recordCount());
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ observations
+
+  /** A record seen at an offset, by an ack or a fetch: one offset never holds two records. */
+  public void observe(Part p, long offset, String value, String source) {
+    observations++;
+    TreeMap<Long, String> m = observed.computeIfAbsent(p, k -> new TreeMap<>());
+    String prev = m.putIfAbsent(offset, value);
+    if (prev != null && !prev.equals(value)) {
+      violation(
+          "two records at one offset part="
+              + p
+              + " offset="
+              + offset
+              + " first="
+              + prev
+              + " now="
+              + value
+              + " source="
+              + source);
+    }
+  }
+
+  /** A fetch from {@code from} answered: consecutive offsets from {@code from}, consistent. */
+  public void checkFetch(Part p, long from, FetchResult r, String source) {
+    fetchesChecked++;
+    long expect = from;
+    for (FetchedRecord rec : r.records()) {
+      if (rec.offset() != expect) {
+        violation(
+            "fetch out of order part="
+                + p
+                + " from="
+                + from
+                + " expected="
+                + expect
+                + " got="
+                + rec.offset()
+                + " source="
+                + source);
+        return;
+      }
+      if (rec.partition() != p.partition()) {
+        violation("fetch returned another partition part=" + p + " got=" + rec.partition());
+      }
+      observe(p, rec.offset(), value(rec), source);
+      expect++;
+    }
+    if (!r.records().isEmpty() && r.nextOffset() != expect) {
+      violation(
+          "fetch nextOffset part=" + p + " nextOffset=" + r.nextOffset() + " expected=" + expect);
+    }
+  }
+
+  static String value(FetchedRecord r) {
+    return r.value() == null ? "<null>" : new String(r.value(), StandardCharsets.UTF_8);
+  }
+}

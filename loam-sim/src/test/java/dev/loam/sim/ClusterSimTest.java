@@ -1,0 +1,41 @@
+package dev.loam.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * The cluster simulation over many seeds (docs/simulation.md). The number of seeds is jqwik's
+ * default tries, set by the {@code loam.sim.tries} property in loam-sim's pom ({@code -Psim-long}
+ * for thousands). A failure prints its seed, the fault schedule and the command that replays it:
+ *
+ * <pre>mvn -B -pl loam-sim test -Dtest=ClusterSimTest#replay -Dloam.sim.seed=N</pre>
+ */
+class ClusterSimTest {
+
+  @Property(shrinking = ShrinkingMode.OFF)
+  void everySeedKeepsTheInvariants(@ForAll long seed) {
+    check(Simulation.run(seed));
+  }
+
+  /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */
+  @Example
+  void replay() {
+    long seed = Long.parseLong(System.getProperty("loam.sim.seed", "7"));
+    Simulation.Result r = Simulation.run(seed);
+    System.out.println(r.report());
+    check(r);
+  }
+
+  private static void check(Simulation.Result r) {
+    Statistics.collect(r.counts().getOrDefault("crashes", 0L) > 0 ? "crash" : "no crash");
+    Statistics.label("faults")
+        .collect(r.counts().getOrDefault("meta.futureStamp", 0L) > 0 ? "future stamp" : "-");
+    assertThat(r.violations()).as(r.report()).isEmpty();
+    assertThat(r.counts().get("acked")).as(r.report()).isGreaterThan(0L);
+  }
+}
