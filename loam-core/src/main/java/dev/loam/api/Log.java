@@ -44,6 +44,28 @@ public interface Log {
   /** The streams of a namespace, sorted by name. */
   CompletableFuture<List<StreamDescription>> listStreams(String namespace);
 
+  /**
+   * Changes a stream's retention and cleanup policy: only the fields set in {@code update} change,
+   * atomically, in the metastore; the retention task applies the new values from its next pass.
+   * Completes with the stream as described after the change. Idempotent: the same update again
+   * changes nothing. INVALID naming the field for a value that is neither -1 nor positive, or for
+   * an update that sets no field; NOT_FOUND for a missing stream.
+   */
+  CompletableFuture<StreamDescription> updateStream(
+      String namespace, String stream, StreamUpdate update);
+
+  /**
+   * Grows a stream to {@code partitions} partitions in total (Kafka's CreatePartitions). The new
+   * partitions start empty at offset 0; the existing ones keep their records, offsets, producers
+   * and named consumers. Keyed records may map to another partition afterwards, since the key hash
+   * is taken modulo the new count. INVALID unless {@code partitions} is greater than the current
+   * count and at most {@code StreamConfig.MAX_PARTITIONS} (10000), with the current count in the
+   * message; a retry of an applied request therefore fails INVALID too. NOT_FOUND for a missing
+   * stream.
+   */
+  CompletableFuture<StreamDescription> addPartitions(
+      String namespace, String stream, int partitions);
+
   /** Deletes a stream. NOT_FOUND if missing. */
   CompletableFuture<Void> deleteStream(String namespace, String stream);
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.error.LoamException;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
@@ -26,6 +27,7 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.meta.testing.ManualClock;
 import dev.loam.wal.DurabilityClass;
 import java.time.Duration;
@@ -1054,5 +1056,130 @@ public abstract class MetastoreContractTest {
     StreamInfo again = createStream("default", "c4", 1);
     assertThat(ms.read((MetaReader r) -> r.consumerLease(again.id(), 0, "app"))).isEmpty();
     assertThat(acquire(again, 0, "app", "h", 60_000).generation()).isEqualTo(1);
+  }
+
+  // ---- stream admin: UpdateStreamConfig and AddPartitions
+
+  @Test
+  void updateStreamConfigChangesOnlyTheNamedFields() {
+    register("n1", 1);
+    Origin o = origin("n1", 1);
+    StreamConfig cfg =
+        new StreamConfig(
+            2, DurabilityClass.EXPRESS, 60_000, 1 << 30, StreamConfig.CleanupPolicy.DELETE);
+    StreamInfo s =
+        ((Outcome.StreamCreated) apply(new CreateStream(o, "default", "u1", cfg))).stream();
+
+    Outcome u = apply(new UpdateStreamConfig(o, "default", "u1", 120_000L, null, null));
+    StreamConfig afterMillis =
+        new StreamConfig(
+            2, DurabilityClass.EXPRESS, 120_000, 1 << 30, StreamConfig.CleanupPolicy.DELETE);
+    assertThat(u)
+        .isEqualTo(
+            new Outcome.StreamConfigUpdated(new StreamInfo(s.id(), "default", "u1", afterMillis)));
+    Outcome u2 =
+        apply(
+            new UpdateStreamConfig(
+                o, "default", "u1", null, -1L, StreamConfig.CleanupPolicy.COMPACT));
+    StreamConfig after =
+        new StreamConfig(
+            2, DurabilityClass.EXPRESS, 120_000, -1, StreamConfig.CleanupPolicy.COMPACT);
+    assertThat(((Outcome.StreamConfigUpdated) u2).stream().config()).isEqualTo(after);
+    assertThat(ms.read((MetaReader r) -> r.stream("default", "u1")))
+        .contains(new StreamInfo(s.id(), "default", "u1", after));
+    assertThat(ms.read((MetaReader r) -> r.streamById(s.id())).orElseThrow().config())
+        .isEqualTo(after);
+    // The same update again is a success that changes nothing.
+    assertThat(
+            apply(
+                new UpdateStreamConfig(
+                    o, "default", "u1", null, -1L, StreamConfig.CleanupPolicy.COMPACT)))
+        .isEqualTo(u2);
+  }
+
+  @Test
+  void invalidStreamConfigUpdatesAreRefusedNamingTheField() {
+    register("n1", 1);
+    Origin o = origin("n1", 1);
+    StreamInfo s = createStream("default", "u2", 1);
+    assertRejected(
+        apply(new UpdateStreamConfig(o, "default", "nope", 1000L, null, null)),
+        RejectReason.NOT_FOUND);
+    assertRejected(
+        apply(new UpdateStreamConfig(o, "nope", "u2", 1000L, null, null)), RejectReason.NOT_FOUND);
+    Outcome empty = apply(new UpdateStreamConfig(o, "default", "u2", null, null, null));
+    assertRejected(empty, RejectReason.INVALID);
+    Outcome zeroMillis = apply(new UpdateStreamConfig(o, "default", "u2", 0L, null, null));
+    assertRejected(zeroMillis, RejectReason.INVALID);
+    assertThat(((Outcome.Rejected) zeroMillis).message()).contains("retentionMillis=0");
+    Outcome badBytes = apply(new UpdateStreamConfig(o, "default", "u2", null, -5L, null));
+    assertRejected(badBytes, RejectReason.INVALID);
+    assertThat(((Outcome.Rejected) badBytes).message()).contains("retentionBytes=-5");
+    // A fenced node changes nothing either.
+    assertRejected(
+        apply(new UpdateStreamConfig(origin("n1", 0), "default", "u2", 1000L, null, null)),
+        RejectReason.STALE_NODE_EPOCH);
+    assertThat(ms.read((MetaReader r) -> r.stream("default", "u2"))).contains(s);
+  }
+
+  @Test
+  void addPartitionsGrowsAStreamWithEmptyPartitionsAndKeepsTheOldOnes() {
+    register("n1", 1);
+    Origin o = origin("n1", 1);
+    StreamInfo s = createStream("default", "p1", 2);
+    appendRecords(s, 0, 3);
+    appendRecords(s, 1, 2);
+    // Before the change a commit to partition 2 is refused.
+    assertThat(results(commitOk(chunk(s, 2, batch(0, 100, 1, clock.millis()))), 0))
+        .containsExactly(new BatchResult(BatchStatus.UNKNOWN_PARTITION, -1));
+
+    Outcome added = apply(new AddPartitions(o, "default", "p1", 4));
+    assertThat(added).isInstanceOf(Outcome.PartitionsAdded.class);
+    Outcome.PartitionsAdded pa = (Outcome.PartitionsAdded) added;
+    assertThat(pa.previousPartitions()).isEqualTo(2);
+    assertThat(pa.stream().config()).isEqualTo(StreamConfig.standard(4));
+    assertThat(ms.read((MetaReader r) -> r.stream("default", "p1")).orElseThrow().config())
+        .isEqualTo(StreamConfig.standard(4));
+    assertThat(partition(s, 0)).isEqualTo(new PartitionInfo(s.id(), 0, 0, 3));
+    assertThat(partition(s, 1)).isEqualTo(new PartitionInfo(s.id(), 1, 0, 2));
+    assertThat(partition(s, 2)).isEqualTo(new PartitionInfo(s.id(), 2, 0, 0));
+    assertThat(partition(s, 3)).isEqualTo(new PartitionInfo(s.id(), 3, 0, 0));
+    assertThat(ms.read((MetaReader r) -> r.partition(s.id(), 4))).isEmpty();
+
+    // The new partitions take commits from offset 0; the old ones continue.
+    Outcome.WalCommitted w =
+        commitOk(
+            chunk(s, 3, batch(0, 100, 2, clock.millis())),
+            chunk(s, 0, batch(100, 100, 1, clock.millis())));
+    assertThat(results(w, 0)).containsExactly(new BatchResult(BatchStatus.APPENDED, 0));
+    assertThat(results(w, 1)).containsExactly(new BatchResult(BatchStatus.APPENDED, 3));
+    assertThat(partition(s, 3)).isEqualTo(new PartitionInfo(s.id(), 3, 0, 2));
+    // Named consumers can use a new partition.
+    ConsumerLease l = acquire(s, 3, "app", "h", 60_000);
+    assertThat(commitOffset(s, 3, "app", l.generation(), 2))
+        .isInstanceOf(Outcome.ConsumerOffsetCommitted.class);
+  }
+
+  @Test
+  void addPartitionsMustGrowWithinTheLimit() {
+    register("n1", 1);
+    Origin o = origin("n1", 1);
+    StreamInfo s = createStream("default", "p2", 3);
+    for (int bad : new int[] {3, 2, 0, -1, StreamConfig.MAX_PARTITIONS + 1}) {
+      Outcome r = apply(new AddPartitions(o, "default", "p2", bad));
+      assertRejected(r, RejectReason.INVALID);
+      assertThat(((Outcome.Rejected) r).message())
+          .contains("partitions=" + bad)
+          .contains("currentPartitions=3");
+    }
+    assertRejected(apply(new AddPartitions(o, "default", "zz", 5)), RejectReason.NOT_FOUND);
+    assertRejected(
+        apply(new AddPartitions(origin("n1", 0), "default", "p2", 5)),
+        RejectReason.STALE_NODE_EPOCH);
+    assertThat(ms.read((MetaReader r) -> r.stream("default", "p2"))).contains(s);
+    assertThat(apply(new AddPartitions(o, "default", "p2", StreamConfig.MAX_PARTITIONS)))
+        .isInstanceOf(Outcome.PartitionsAdded.class);
+    assertThat(partition(s, StreamConfig.MAX_PARTITIONS - 1))
+        .isEqualTo(new PartitionInfo(s.id(), StreamConfig.MAX_PARTITIONS - 1, 0, 0));
   }
 }

@@ -13,6 +13,7 @@ import dev.loam.api.OffsetSpec;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.api.StreamDescription;
 import dev.loam.api.StreamSpec;
+import dev.loam.api.StreamUpdate;
 import dev.loam.core.internal.WalWriter.BatchAck;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
@@ -20,6 +21,7 @@ import dev.loam.meta.Applied;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
@@ -34,6 +36,7 @@ import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.batch.BatchSettings;
 import dev.loam.wal.batch.Compression;
@@ -168,6 +171,45 @@ public final class LogService implements Log {
                   });
           return infos.stream().map(this::describe).toList();
         });
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> updateStream(
+      String namespace, String stream, StreamUpdate update) {
+    if (update == null || update.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "an update sets at least one of retentionMillis, retentionBytes, compacted stream="
+                  + namespace
+                  + "/"
+                  + stream));
+    }
+    StreamConfig.CleanupPolicy policy =
+        update.compacted() == null
+            ? null
+            : update.compacted()
+                ? StreamConfig.CleanupPolicy.COMPACT
+                : StreamConfig.CleanupPolicy.DELETE;
+    return propose(
+            new UpdateStreamConfig(
+                origin(),
+                namespace,
+                stream,
+                update.retentionMillis(),
+                update.retentionBytes(),
+                policy),
+            "stream=" + namespace + "/" + stream)
+        .thenApply(o -> describe(((Outcome.StreamConfigUpdated) o).stream()));
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> addPartitions(
+      String namespace, String stream, int partitions) {
+    return propose(
+            new AddPartitions(origin(), namespace, stream, partitions),
+            "stream=" + namespace + "/" + stream)
+        .thenApply(o -> describe(((Outcome.PartitionsAdded) o).stream()));
   }
 
   @Override

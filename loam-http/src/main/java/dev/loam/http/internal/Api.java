@@ -17,6 +17,7 @@ import dev.loam.api.OffsetSpec;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.api.StreamDescription;
 import dev.loam.api.StreamSpec;
+import dev.loam.api.StreamUpdate;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.http.internal.Json.Encoding;
@@ -79,6 +80,8 @@ public final class Api {
           "sequence");
   private static final Set<String> STREAM_FIELDS =
       Set.of("name", "partitions", "class", "retention_ms", "retention_bytes", "cleanup_policy");
+  private static final Set<String> STREAM_UPDATE_FIELDS =
+      Set.of("retention_ms", "retention_bytes", "cleanup_policy");
   private static final Set<String> FETCH_PARAMS =
       Set.of("offset", "max_bytes", "max_wait_ms", "min_token", "encoding");
   private static final Set<String> OFFSET_PARAMS = Set.of("spec", "timestamp");
@@ -196,8 +199,12 @@ public final class Api {
       }
       String stream = seg.get(4);
       if (n == 5) {
-        allow(m, "GET, DELETE");
+        allow(m, "GET, PATCH, DELETE");
         noParams(q);
+        if (m.equals(HttpMethod.PATCH)) {
+          route = "stream_update";
+          return new Call(route, updateStream(ns, stream, req), timeout, false, false);
+        }
         if (m.equals(HttpMethod.DELETE)) {
           route = "stream_delete";
           return new Call(
@@ -215,6 +222,12 @@ public final class Api {
             timeout,
             false,
             false);
+      }
+      if (n == 6 && seg.get(5).equals("partitions")) {
+        route = "stream_add_partitions";
+        allow(m, "POST");
+        noParams(q);
+        return new Call(route, addPartitions(ns, stream, req), timeout, false, false);
       }
       if (n == 6 && seg.get(5).equals("records")) {
         route = "produce";
@@ -665,6 +678,82 @@ public final class Api {
             d ->
                 HttpReply.json(HttpResponseStatus.CREATED, Json.bytes(describe(d)))
                     .withHeaders(Map.of("Location", path(ns, name))));
+  }
+
+  /**
+   * {@code PATCH …/streams/{s}}: a merge patch of the retention and cleanup policy. The partition
+   * count (grown by {@code POST …/partitions}), the durability class and the name cannot change:
+   * naming them is a 400 naming the field.
+   */
+  private CompletableFuture<HttpReply> updateStream(String ns, String stream, FullHttpRequest req) {
+    ObjectNode b = body(req);
+    for (String fixed : List.of("partitions", "class", "name")) {
+      if (b.has(fixed)) {
+        throw ApiException.invalid(
+            fixed
+                + " cannot be changed by PATCH"
+                + (fixed.equals("partitions")
+                    ? "; grow a stream with POST " + path(ns, stream) + "/partitions"
+                    : "")
+                + " field="
+                + fixed);
+      }
+    }
+    Json.onlyFields(b, "", STREAM_UPDATE_FIELDS);
+    if (b.isEmpty()) {
+      throw ApiException.invalid(
+          "the patch names no field; allowed: "
+              + String.join(", ", STREAM_UPDATE_FIELDS.stream().sorted().toList()));
+    }
+    StreamUpdate u = StreamUpdate.none();
+    if (b.hasNonNull("retention_ms")) {
+      u = u.withRetentionMillis(retention(b, "retention_ms"));
+    }
+    if (b.hasNonNull("retention_bytes")) {
+      u = u.withRetentionBytes(retention(b, "retention_bytes"));
+    }
+    String cleanup = Json.optString(b, "cleanup_policy", "");
+    if (cleanup != null) {
+      u = u.withCompacted(cleanupCompacted(cleanup));
+    }
+    if (u.isEmpty()) {
+      throw ApiException.invalid("the patch sets no field to a value (null is not a value)");
+    }
+    return log.updateStream(ns, stream, u)
+        .thenApply(d -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(describe(d))));
+  }
+
+  /** A retention value: -1 (unlimited) or positive; 0 and other negatives are refused. */
+  private static long retention(ObjectNode b, String field) {
+    long v = Json.optLong(b, field, "", -1, -1, Long.MAX_VALUE);
+    if (v == 0) {
+      throw ApiException.invalid(field + " must be -1 (unlimited) or > 0, got " + field + "=0");
+    }
+    return v;
+  }
+
+  private static boolean cleanupCompacted(String cleanup) {
+    if (cleanup.equals("delete")) {
+      return false;
+    }
+    if (cleanup.equals("compact")) {
+      return true;
+    }
+    throw ApiException.invalid(
+        "cleanup_policy must be \"delete\" or \"compact\", got cleanup_policy=" + cleanup);
+  }
+
+  /** {@code POST …/streams/{s}/partitions {"count": N}}: N is the new total partition count. */
+  private CompletableFuture<HttpReply> addPartitions(
+      String ns, String stream, FullHttpRequest req) {
+    ObjectNode b = body(req);
+    Json.onlyFields(b, "", Set.of("count"));
+    if (!b.hasNonNull("count")) {
+      throw ApiException.invalid("missing field count (the new total partition count)");
+    }
+    int count = (int) Json.optLong(b, "count", "", 0, 1, MAX_PARTITIONS);
+    return log.addPartitions(ns, stream, count)
+        .thenApply(d -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(describe(d))));
   }
 
   private CompletableFuture<HttpReply> listStreams(String ns) {

@@ -3,6 +3,7 @@ package dev.loam.meta.codec;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
@@ -21,6 +22,7 @@ import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.SwapSegment;
 import dev.loam.meta.command.TrimPartition;
+import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +48,16 @@ public final class CommandCodec {
   static final int TAG_ALLOCATE_PRODUCER_IDS = 10;
   static final int TAG_ACQUIRE_CONSUMER_LEASE = 11;
   static final int TAG_COMMIT_CONSUMER_OFFSET = 12;
+  static final int TAG_UPDATE_STREAM_CONFIG = 13;
+  static final int TAG_ADD_PARTITIONS = 14;
+
+  /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
+  static final int UPDATE_RETENTION_MILLIS = 1;
+
+  static final int UPDATE_RETENTION_BYTES = 2;
+  static final int UPDATE_CLEANUP_POLICY = 4;
+  static final int UPDATE_KNOWN_BITS =
+      UPDATE_RETENTION_MILLIS | UPDATE_RETENTION_BYTES | UPDATE_CLEANUP_POLICY;
 
   private static final String FORMAT = "metastore command v" + VERSION;
 
@@ -158,6 +170,30 @@ public final class CommandCodec {
       writeOrigin(w, c.origin());
       w.i64(c.streamId()).i32(c.partition()).string(c.consumer());
       w.i64(c.generation()).i64(c.offset());
+    } else if (command instanceof UpdateStreamConfig c) {
+      w.u8(TAG_UPDATE_STREAM_CONFIG);
+      writeOrigin(w, c.origin());
+      w.string(c.namespace()).string(c.name());
+      // Only the fields present are written, after a presence byte: an absent field keeps the
+      // stream's value, and no sentinel value is reserved (-1 already means unlimited).
+      int present =
+          (c.retentionMillis() != null ? UPDATE_RETENTION_MILLIS : 0)
+              | (c.retentionBytes() != null ? UPDATE_RETENTION_BYTES : 0)
+              | (c.cleanupPolicy() != null ? UPDATE_CLEANUP_POLICY : 0);
+      w.u8(present);
+      if (c.retentionMillis() != null) {
+        w.i64(c.retentionMillis());
+      }
+      if (c.retentionBytes() != null) {
+        w.i64(c.retentionBytes());
+      }
+      if (c.cleanupPolicy() != null) {
+        w.u8(c.cleanupPolicy().code());
+      }
+    } else if (command instanceof AddPartitions c) {
+      w.u8(TAG_ADD_PARTITIONS);
+      writeOrigin(w, c.origin());
+      w.string(c.namespace()).string(c.name()).i32(c.partitions());
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -299,10 +335,48 @@ public final class CommandCodec {
             yield new CommitConsumerOffset(
                 o, streamId, partition, consumer, generation, r.i64("commitConsumerOffset.offset"));
           }
+          case TAG_UPDATE_STREAM_CONFIG -> readUpdateStreamConfig(r);
+          case TAG_ADD_PARTITIONS -> {
+            Origin o = readOrigin(r);
+            String ns = r.string("addPartitions.namespace");
+            String name = r.string("addPartitions.name");
+            yield new AddPartitions(o, ns, name, r.i32("addPartitions.partitions"));
+          }
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();
     return c;
+  }
+
+  private static UpdateStreamConfig readUpdateStreamConfig(BinaryReader r) {
+    Origin o = readOrigin(r);
+    String ns = r.string("updateStreamConfig.namespace");
+    String name = r.string("updateStreamConfig.name");
+    int present = r.u8("updateStreamConfig.fields");
+    if ((present & ~UPDATE_KNOWN_BITS) != 0) {
+      throw r.corrupt("updateStreamConfig.fields", "reserved bits set fields=" + present);
+    }
+    Long retentionMillis =
+        (present & UPDATE_RETENTION_MILLIS) != 0
+            ? r.i64("updateStreamConfig.retentionMillis")
+            : null;
+    Long retentionBytes =
+        (present & UPDATE_RETENTION_BYTES) != 0 ? r.i64("updateStreamConfig.retentionBytes") : null;
+    StreamConfig.CleanupPolicy policy = null;
+    if ((present & UPDATE_CLEANUP_POLICY) != 0) {
+      policy = readPolicy(r, "updateStreamConfig.cleanupPolicy");
+    }
+    return new UpdateStreamConfig(o, ns, name, retentionMillis, retentionBytes, policy);
+  }
+
+  private static StreamConfig.CleanupPolicy readPolicy(BinaryReader r, String field) {
+    int code = r.u8(field);
+    for (StreamConfig.CleanupPolicy p : StreamConfig.CleanupPolicy.values()) {
+      if (p.code() == code) {
+        return p;
+      }
+    }
+    throw r.corrupt(field, "unknown code=" + code);
   }
 
   private static CommitWal readCommitWal(BinaryReader r) {

@@ -32,6 +32,8 @@ public final class OutcomeCodec {
   static final int TAG_PRODUCER_IDS_ALLOCATED = 10;
   static final int TAG_CONSUMER_LEASE_GRANTED = 11;
   static final int TAG_CONSUMER_OFFSET_COMMITTED = 12;
+  static final int TAG_STREAM_CONFIG_UPDATED = 13;
+  static final int TAG_PARTITIONS_ADDED = 14;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -94,6 +96,13 @@ public final class OutcomeCodec {
     } else if (outcome instanceof Outcome.ConsumerOffsetCommitted o) {
       w.u8(TAG_CONSUMER_OFFSET_COMMITTED);
       CommandCodec.writeLease(w, o.lease());
+    } else if (outcome instanceof Outcome.StreamConfigUpdated o) {
+      w.u8(TAG_STREAM_CONFIG_UPDATED);
+      writeStream(w, o.stream());
+    } else if (outcome instanceof Outcome.PartitionsAdded o) {
+      w.u8(TAG_PARTITIONS_ADDED);
+      writeStream(w, o.stream());
+      w.i32(o.previousPartitions());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -146,10 +155,27 @@ public final class OutcomeCodec {
           case TAG_CONSUMER_OFFSET_COMMITTED ->
               new Outcome.ConsumerOffsetCommitted(
                   CommandCodec.readLease(r, "offsetCommitted.lease"));
+          case TAG_STREAM_CONFIG_UPDATED -> new Outcome.StreamConfigUpdated(readStream(r));
+          case TAG_PARTITIONS_ADDED ->
+              new Outcome.PartitionsAdded(
+                  readStream(r), r.i32("partitionsAdded.previousPartitions"));
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();
     return o;
+  }
+
+  /** The StreamCreated body: id, namespace, name, config. */
+  private static void writeStream(BinaryWriter w, StreamInfo s) {
+    w.i64(s.id()).string(s.namespace()).string(s.name());
+    CommandCodec.writeConfig(w, s.config());
+  }
+
+  private static StreamInfo readStream(BinaryReader r) {
+    long id = r.i64("stream.id");
+    String ns = r.string("stream.namespace");
+    String name = r.string("stream.name");
+    return new StreamInfo(id, ns, name, CommandCodec.readConfig(r, "stream.config"));
   }
 
   private static Outcome.WalCommitted readWalCommitted(BinaryReader r) {

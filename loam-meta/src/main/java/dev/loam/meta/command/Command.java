@@ -16,7 +16,9 @@ public sealed interface Command
         DeleteObjects,
         AllocateProducerIds,
         AcquireConsumerLease,
-        CommitConsumerOffset {
+        CommitConsumerOffset,
+        UpdateStreamConfig,
+        AddPartitions {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -95,4 +95,13 @@ public sealed interface Outcome {
 
   /** CommitConsumerOffset succeeded: the state after the commit (the lease renewed). */
   record ConsumerOffsetCommitted(ConsumerLease lease) implements Outcome {}
+
+  /** UpdateStreamConfig succeeded: the stream with its configuration after the update. */
+  record StreamConfigUpdated(StreamInfo stream) implements Outcome {}
+
+  /**
+   * AddPartitions succeeded: the stream with its new partition count; partitions {@code
+   * [previousPartitions, stream.config().partitions())} are new and empty.
+   */
+  record PartitionsAdded(StreamInfo stream, int previousPartitions) implements Outcome {}
 }

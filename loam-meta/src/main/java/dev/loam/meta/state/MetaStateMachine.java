@@ -8,6 +8,7 @@ import dev.loam.meta.codec.BinaryWriter;
 import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.codec.OutcomeCodec;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
@@ -34,9 +35,11 @@ import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.SwapSegment;
 import dev.loam.meta.command.TrimPartition;
+import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.meta.state.PartitionState.ProducerState;
 import dev.loam.meta.state.PartitionState.SeqEntry;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -207,6 +210,10 @@ public final class MetaStateMachine {
       return acquireConsumerLease(c);
     } else if (command instanceof CommitConsumerOffset c) {
       return commitConsumerOffset(c);
+    } else if (command instanceof UpdateStreamConfig c) {
+      return updateStreamConfig(c);
+    } else if (command instanceof AddPartitions c) {
+      return addPartitions(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -406,6 +413,87 @@ public final class MetaStateMachine {
       }
     }
     return new Outcome.Deleted(c.name());
+  }
+
+  private Outcome updateStreamConfig(UpdateStreamConfig c) {
+    String where = " namespace=" + c.namespace() + " stream=" + c.name();
+    StreamState s = streamNamed(c.namespace(), c.name());
+    if (s == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream" + where);
+    }
+    if (c.isEmpty()) {
+      return rejected(
+          RejectReason.INVALID,
+          "an update names at least one of retentionMillis, retentionBytes, cleanupPolicy" + where);
+    }
+    if (c.retentionMillis() != null && c.retentionMillis() != -1 && c.retentionMillis() <= 0) {
+      return rejected(
+          RejectReason.INVALID,
+          "retentionMillis must be -1 or > 0" + where + " retentionMillis=" + c.retentionMillis());
+    }
+    if (c.retentionBytes() != null && c.retentionBytes() != -1 && c.retentionBytes() <= 0) {
+      return rejected(
+          RejectReason.INVALID,
+          "retentionBytes must be -1 or > 0" + where + " retentionBytes=" + c.retentionBytes());
+    }
+    StreamConfig old = s.info.config();
+    StreamConfig cfg =
+        new StreamConfig(
+            old.partitions(),
+            old.durabilityClass(),
+            c.retentionMillis() != null ? c.retentionMillis() : old.retentionMillis(),
+            c.retentionBytes() != null ? c.retentionBytes() : old.retentionBytes(),
+            c.cleanupPolicy() != null ? c.cleanupPolicy() : old.cleanupPolicy());
+    // Retention applies from the next TrimPartition on: the state machine checks every trim
+    // against the configuration current at its apply, so a longer retention is never undercut.
+    s.info = new StreamInfo(s.info.id(), s.info.namespace(), s.info.name(), cfg);
+    return new Outcome.StreamConfigUpdated(s.info);
+  }
+
+  private Outcome addPartitions(AddPartitions c) {
+    String where = " namespace=" + c.namespace() + " stream=" + c.name();
+    StreamState s = streamNamed(c.namespace(), c.name());
+    if (s == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream" + where);
+    }
+    int current = s.partitions.length;
+    if (c.partitions() <= current || c.partitions() > StreamConfig.MAX_PARTITIONS) {
+      return rejected(
+          RejectReason.INVALID,
+          "partitions must be greater than the current count and at most "
+              + StreamConfig.MAX_PARTITIONS
+              + where
+              + " partitions="
+              + c.partitions()
+              + " currentPartitions="
+              + current);
+    }
+    // Existing partitions keep their state objects (offsets, entries, producers, consumers); the
+    // new ones start empty at offset 0. Snapshots write partitions by the configured count, so the
+    // layout needs no new version (metastore-snapshot.md).
+    PartitionState[] grown = Arrays.copyOf(s.partitions, c.partitions());
+    for (int i = current; i < grown.length; i++) {
+      grown[i] = new PartitionState();
+    }
+    StreamConfig old = s.info.config();
+    s.partitions = grown;
+    s.info =
+        new StreamInfo(
+            s.info.id(),
+            s.info.namespace(),
+            s.info.name(),
+            new StreamConfig(
+                c.partitions(),
+                old.durabilityClass(),
+                old.retentionMillis(),
+                old.retentionBytes(),
+                old.cleanupPolicy()));
+    return new Outcome.PartitionsAdded(s.info, current);
+  }
+
+  private StreamState streamNamed(String namespace, String name) {
+    TreeMap<String, StreamState> streams = namespace == null ? null : namespaces.get(namespace);
+    return streams == null || name == null ? null : streams.get(name);
   }
 
   // ---- CommitWal: the sequencer (§3 "Commit window" and "Sequencer")
@@ -670,8 +758,13 @@ public final class MetaStateMachine {
 
   /** A stream and its partitions. */
   private static final class StreamState {
-    final StreamInfo info;
-    final PartitionState[] partitions;
+    /**
+     * Replaced by UpdateStreamConfig and AddPartitions; the id, namespace and name never change.
+     */
+    StreamInfo info;
+
+    /** One per configured partition; AddPartitions appends empty ones, nothing removes any. */
+    PartitionState[] partitions;
 
     StreamState(StreamInfo info) {
       this.info = info;

@@ -235,8 +235,22 @@ class CommandCodecPropertyTest {
                 Arbitraries.longs(),
                 Arbitraries.longs())
             .as(dev.loam.meta.command.CommitConsumerOffset::new);
+    Arbitrary<Command> update =
+        Combinators.combine(
+                origins(),
+                text(),
+                text(),
+                Arbitraries.longs().injectNull(0.3),
+                Arbitraries.longs().injectNull(0.3),
+                Arbitraries.of(StreamConfig.CleanupPolicy.class).injectNull(0.3))
+            .as(dev.loam.meta.command.UpdateStreamConfig::new);
+    Arbitrary<Command> addPartitions =
+        Combinators.combine(origins(), text(), text(), Arbitraries.integers())
+            .as(dev.loam.meta.command.AddPartitions::new);
     return Arbitraries.oneOf(
         List.of(
+            update,
+            addPartitions,
             allocate,
             acquire,
             commitOffset,
@@ -307,8 +321,15 @@ class CommandCodecPropertyTest {
                         offset));
     Arbitrary<Outcome> granted = lease.map(Outcome.ConsumerLeaseGranted::new);
     Arbitrary<Outcome> offsetCommitted = lease.map(Outcome.ConsumerOffsetCommitted::new);
+    Arbitrary<StreamInfo> info =
+        Combinators.combine(Arbitraries.longs(), text(), text(), configs()).as(StreamInfo::new);
+    Arbitrary<Outcome> configUpdated = info.map(Outcome.StreamConfigUpdated::new);
+    Arbitrary<Outcome> partitionsAdded =
+        Combinators.combine(info, Arbitraries.integers()).as(Outcome.PartitionsAdded::new);
     return Arbitraries.oneOf(
         List.of(
+            configUpdated,
+            partitionsAdded,
             rejected,
             node,
             ns,

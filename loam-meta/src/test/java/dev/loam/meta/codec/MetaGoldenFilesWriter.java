@@ -2,14 +2,21 @@ package dev.loam.meta.codec;
 
 import dev.loam.error.CorruptionException;
 import dev.loam.meta.MetaSettings;
+import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AddPartitions;
+import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
+import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
@@ -20,6 +27,9 @@ import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamConfig.CleanupPolicy;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.SwapSegment;
+import dev.loam.meta.command.TrimPartition;
+import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.meta.state.MetaStateMachine;
 import dev.loam.wal.DurabilityClass;
 import java.io.ByteArrayOutputStream;
@@ -54,7 +64,18 @@ import java.util.stream.Stream;
  *       frames of v1 outcome encodings.
  *   <li>{@value #SNAPSHOT_V1}: one v1 snapshot (metastore-snapshot.md) of a state machine after
  *       {@link #snapshotCommands()} applied at indexes 1, 2, 3, ...
+ *   <li>{@value #COMMANDS_V1_EXT}: the command tags added to version 1 after {@value #COMMANDS_V1}
+ *       was written (7 and up), same framing; {@link #commandsExt()}.
+ *   <li>{@value #OUTCOMES_V1_EXT}: likewise the outcome tags 7 and up and reject reasons 9 and up;
+ *       {@link #outcomesExt()}.
+ *   <li>{@value #SNAPSHOT_V2}: a v2 snapshot (retired objects) after {@link #snapshotV2Commands()}.
+ *   <li>{@value #SNAPSHOT_V3}: a v3 snapshot (producer-id counter, named consumers; also a stream
+ *       grown by AddPartitions and re-configured by UpdateStreamConfig) after {@link
+ *       #snapshotV3Commands()}.
  * </ul>
+ *
+ * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
+ * rewritten.
  *
  * <p>A frame is a test-only container, not part of any format: a big-endian {@code i32} length,
  * then that many bytes; frames follow each other to the end of the file. The command and outcome
@@ -64,6 +85,10 @@ public final class MetaGoldenFilesWriter {
   static final String COMMANDS_V1 = "metastore-commands-v1.bin";
   static final String OUTCOMES_V1 = "outcomes-v1.bin";
   static final String SNAPSHOT_V1 = "metastore-snapshot-v1.bin";
+  static final String COMMANDS_V1_EXT = "metastore-commands-v1-ext.bin";
+  static final String OUTCOMES_V1_EXT = "outcomes-v1-ext.bin";
+  static final String SNAPSHOT_V2 = "metastore-snapshot-v2.bin";
+  static final String SNAPSHOT_V3 = "metastore-snapshot-v3.bin";
 
   /** The snapshot sequence's base clock; stamps are offsets from it. */
   static final long START = 1_780_000_000_000L;
@@ -79,9 +104,24 @@ public final class MetaGoldenFilesWriter {
   public static void main(String[] args) throws IOException {
     Path dir = Path.of(args.length > 0 ? args[0] : "loam-meta/src/test/resources/golden");
     Files.createDirectories(dir);
-    Files.write(dir.resolve(COMMANDS_V1), frame(commands().stream().map(CommandCodec::encode)));
-    Files.write(dir.resolve(OUTCOMES_V1), frame(outcomes().stream().map(OutcomeCodec::encode)));
-    Files.write(dir.resolve(SNAPSHOT_V1), snapshotState().snapshot());
+    writeNew(dir, COMMANDS_V1, frame(commands().stream().map(CommandCodec::encode)));
+    writeNew(dir, OUTCOMES_V1, frame(outcomes().stream().map(OutcomeCodec::encode)));
+    writeNew(dir, SNAPSHOT_V1, snapshotState().snapshot());
+    writeNew(dir, COMMANDS_V1_EXT, frame(commandsExt().stream().map(CommandCodec::encode)));
+    writeNew(dir, OUTCOMES_V1_EXT, frame(outcomesExt().stream().map(OutcomeCodec::encode)));
+    writeNew(dir, SNAPSHOT_V2, state(snapshotV2Commands()).snapshot());
+    writeNew(dir, SNAPSHOT_V3, state(snapshotV3Commands()).snapshot());
+  }
+
+  /** Golden files are decoded forever: one that exists is left exactly as it is. */
+  private static void writeNew(Path dir, String name, byte[] bytes) throws IOException {
+    Path f = dir.resolve(name);
+    if (Files.exists(f)) {
+      System.out.println("kept " + f);
+      return;
+    }
+    Files.write(f, bytes);
+    System.out.println("wrote " + f);
   }
 
   // ---- commands-v1: every command type, with every field set to a non-default value somewhere
@@ -257,9 +297,13 @@ public final class MetaGoldenFilesWriter {
   }
 
   static MetaStateMachine snapshotState() {
+    return state(snapshotCommands());
+  }
+
+  static MetaStateMachine state(List<Command> commands) {
     MetaStateMachine m = new MetaStateMachine(MetaSettings.defaults());
     long index = 0;
-    for (Command c : snapshotCommands()) {
+    for (Command c : commands) {
       Outcome o = m.apply(++index, c);
       if (o instanceof Outcome.Rejected r) {
         // The fixture is meant to succeed throughout; a rejection means it no longer builds the
@@ -268,6 +312,166 @@ public final class MetaGoldenFilesWriter {
       }
     }
     return m;
+  }
+
+  // ---- commands-v1-ext: tags 7..14, added to v1 after commands-v1 was written
+
+  static final String SEGMENT = "segments/42/3/00000000000000001000.seg";
+
+  static List<Command> commandsExt() {
+    Origin a = new Origin("node-a", EPOCH_A, 1_780_000_000_789L);
+    Origin b = new Origin("nœud-ß", 9L, -5L);
+    return List.of(
+        new SwapSegment(
+            a,
+            42L,
+            3,
+            1_000L,
+            1_014L,
+            List.of(
+                new IndexEntry(1_000L, 10, OBJECT_1, 64L, 1_000, 1_779_999_999_001L),
+                new IndexEntry(1_010L, 4, OBJECT_2, 0L, 500, 1_779_999_999_002L)),
+            SEGMENT,
+            1_780_000_000_500L,
+            1_500L,
+            List.of(
+                new SwapSegment.SegmentEntry(10, 0L, 1_000, 1_779_999_999_001L),
+                new SwapSegment.SegmentEntry(4, 1_000L, 500, 1_779_999_999_002L))),
+        // No expected entries, no segment entries: empty counts.
+        new SwapSegment(b, 7L, 0, 0L, 0L, List.of(), "segments/é.seg", -1L, 0L, List.of()),
+        new TrimPartition(a, 42L, 3, 1_014L, TrimPartition.Reason.TIME),
+        new TrimPartition(b, 5_000_000_000L, 9_999, Long.MAX_VALUE, TrimPartition.Reason.SIZE),
+        new DeleteObjects(a, List.of(OBJECT_1, OBJECT_2, "wal/中.wal")),
+        new DeleteObjects(b, List.of()),
+        new AllocateProducerIds(a, 250),
+        new AcquireConsumerLease(a, 42L, 3, "billing-app", "host-1.zone-b/pid 77", 30_000L),
+        new CommitConsumerOffset(b, 5_000_000_000L, 9_999, "ünïcode", 3_000_000_000L, 1_014L),
+        // Every field present, then each one alone.
+        new UpdateStreamConfig(
+            a, "analytics", "page-views", 604_800_000L, 5_368_709_120L, CleanupPolicy.COMPACT),
+        new UpdateStreamConfig(b, "default", "orders", -1L, null, null),
+        new UpdateStreamConfig(b, "default", "orders", null, -1L, null),
+        new UpdateStreamConfig(b, "default", "orders", null, null, CleanupPolicy.DELETE),
+        new AddPartitions(a, "analytics", "page-views", 10_000));
+  }
+
+  // ---- outcomes-v1-ext: outcome tags 7..14 and reason codes 9..10
+
+  static final ConsumerLease LEASE =
+      new ConsumerLease(
+          42L, 3, "billing-app", 2L, "host-1.zone-b/pid 77", 30_000L, 1_780_000_030_789L, -1L);
+
+  static List<Outcome> outcomesExt() {
+    return List.of(
+        new Outcome.Rejected(
+            RejectReason.FENCED, "consumer lease is fenced consumer=billing-app generation=1"),
+        new Outcome.Rejected(RejectReason.OUT_OF_RANGE, "offset out of range offset=99 hw=14"),
+        new Outcome.SegmentSwapped(false, 2),
+        new Outcome.SegmentSwapped(true, 0),
+        new Outcome.Trimmed(1_014L, 2),
+        new Outcome.ObjectsDeleted(3),
+        new Outcome.ProducerIdsAllocated(9_000_000_000L, 250),
+        new Outcome.ConsumerLeaseGranted(LEASE),
+        new Outcome.ConsumerOffsetCommitted(
+            new ConsumerLease(
+                5_000_000_000L, 9_999, "ünïcode", 3_000_000_000L, "h", 1L, Long.MAX_VALUE, 1_014L)),
+        new Outcome.StreamConfigUpdated(
+            new StreamInfo(
+                17L,
+                "analytics",
+                "page-views",
+                new StreamConfig(
+                    6, DurabilityClass.EXPRESS, 604_800_000L, -1L, CleanupPolicy.COMPACT))),
+        new Outcome.PartitionsAdded(
+            new StreamInfo(
+                18L,
+                "default",
+                "orders",
+                new StreamConfig(
+                    12, DurabilityClass.QUORUM, -1L, 1_073_741_824L, CleanupPolicy.DELETE)),
+            3));
+  }
+
+  // ---- snapshot-v2: retired objects
+
+  static final String RETIRED_0 = "wal/standard/node-a/r0.wal";
+  static final String RETIRED_1 = "wal/standard/node-a/r1.wal";
+  static final String LIVE_2 = "wal/standard/node-a/r2.wal";
+
+  static CommitWal retentionCommit(String key, int partition, long offsetMillis) {
+    return new CommitWal(
+        originA(offsetMillis),
+        key,
+        START + offsetMillis,
+        1_000L,
+        List.of(
+            new ChunkCommit(
+                1L,
+                partition,
+                List.of(new BatchCommit(0L, 100, 2, START + offsetMillis, -1L, (short) -1, -1)))));
+  }
+
+  /**
+   * Result (asserted literally by the test): node-a; stream 1 default/events (2 partitions, 1 s
+   * time retention); partition 0 trimmed to [4, 6) so that r0 and r1 were retired, r0's deletion
+   * confirmed; r1 retired at START + 5000; partition 1 holds [0, 2) in r2.
+   */
+  static List<Command> snapshotV2Commands() {
+    return List.of(
+        new RegisterNode(originA(0), "10.0.0.1:9092", 4, "az-1"),
+        new CreateStream(
+            originA(100),
+            "default",
+            "events",
+            new StreamConfig(2, DurabilityClass.STANDARD, 1_000L, -1L, CleanupPolicy.DELETE)),
+        retentionCommit(RETIRED_0, 0, 1_000),
+        retentionCommit(RETIRED_1, 0, 1_100),
+        new CommitWal(
+            originA(1_200),
+            LIVE_2,
+            START + 1_200,
+            1_000L,
+            List.of(
+                new ChunkCommit(
+                    1L,
+                    0,
+                    List.of(new BatchCommit(0L, 100, 2, START + 1_200, -1L, (short) -1, -1))),
+                new ChunkCommit(
+                    1L,
+                    1,
+                    List.of(new BatchCommit(100L, 100, 2, START + 1_200, -1L, (short) -1, -1))))),
+        new TrimPartition(originA(5_000), 1L, 0, 4L, TrimPartition.Reason.TIME),
+        new DeleteObjects(originA(6_000), List.of(RETIRED_0)));
+  }
+
+  // ---- snapshot-v3: producer ids, named consumers, and a grown, re-configured stream
+
+  /**
+   * The v2 sequence, then: 5 producer ids (0..4); events grown to 3 partitions and its size
+   * retention set to 1 MiB; producer 3 appends 3 records to the new partition 2; consumer "billing"
+   * takes a 30 s lease on 1/2 (generation 1) and commits offset 1; consumer "audit" takes a lease
+   * on 1/0 and never commits.
+   */
+  static List<Command> snapshotV3Commands() {
+    List<Command> out = new ArrayList<>(snapshotV2Commands());
+    out.add(new AllocateProducerIds(originA(7_000), 5));
+    out.add(new AddPartitions(originA(7_100), "default", "events", 3));
+    out.add(new UpdateStreamConfig(originA(7_200), "default", "events", null, 1_048_576L, null));
+    out.add(
+        new CommitWal(
+            originA(7_300),
+            "wal/standard/node-a/r3.wal",
+            START + 7_300,
+            1_000L,
+            List.of(
+                new ChunkCommit(
+                    1L,
+                    2,
+                    List.of(new BatchCommit(0L, 150, 3, START + 7_300, 3L, (short) 1, 0))))));
+    out.add(new AcquireConsumerLease(originA(8_000), 1L, 2, "billing", "host-1", 30_000L));
+    out.add(new CommitConsumerOffset(originA(8_100), 1L, 2, "billing", 1L, 1L));
+    out.add(new AcquireConsumerLease(originA(8_200), 1L, 0, "audit", "host-2", 10_000L));
+    return out;
   }
 
   // ---- frames (test-only container, see the class comment)
