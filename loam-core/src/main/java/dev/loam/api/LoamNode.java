@@ -1,6 +1,7 @@
 package dev.loam.api;
 
 import dev.loam.core.internal.NodeRuntime;
+import dev.loam.core.internal.ReadStats;
 import dev.loam.core.internal.WriterStats;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +82,11 @@ public final class LoamNode implements AutoCloseable {
     return runtime.stats();
   }
 
+  /** Read-path counters per tier (tail cache, disk cache, object-store GETs, coalesced loads). */
+  public ReadStats readStats() {
+    return runtime.readStats();
+  }
+
   /**
    * Flushes buffered appends (waiting up to the close timeout for their verdicts), stops, and
    * closes what the builder created. Appends acknowledged before are durable regardless.
@@ -137,6 +144,7 @@ public final class LoamNode implements AutoCloseable {
     private InstantSource clock;
     private RandomGenerator random;
     private ScheduledExecutorService scheduler;
+    private Executor ioExecutor;
     private NodeSettings settings = NodeSettings.defaults();
     private MetaSettings metaSettings = MetaSettings.defaults();
     private Duration startTimeout = Duration.ofSeconds(30);
@@ -204,6 +212,16 @@ public final class LoamNode implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The executor for the node's blocking file I/O (the disk cache). By default the I/O pool the
+     * builder creates for the object store, else a small pool of its own. Never the scheduler. Not
+     * shut down by the node.
+     */
+    public Builder ioExecutor(Executor e) {
+      this.ioExecutor = e;
+      return this;
+    }
+
     public Builder settings(NodeSettings s) {
       this.settings = Objects.requireNonNull(s);
       return this;
@@ -242,10 +260,14 @@ public final class LoamNode implements AutoCloseable {
           owned.add(created::shutdown);
           s = created;
         }
+        Executor ioExec = ioExecutor;
         ObjectStore os = store;
         if (os == null) {
           ExecutorService io = SystemDrivers.ioPool("loam-" + nodeId + "-io", 4);
           owned.add(io::shutdownNow);
+          if (ioExec == null) {
+            ioExec = io;
+          }
           os =
               storeUri != null
                   ? ObjectStores.open(storeUri, new StoreContext(c, io, Map.of()))
@@ -265,8 +287,13 @@ public final class LoamNode implements AutoCloseable {
                   metaExec);
           owned.add(m);
         }
+        if (ioExec == null && settings.diskCacheBytes() > 0) {
+          ExecutorService cacheIo = SystemDrivers.ioPool("loam-" + nodeId + "-cache", 2);
+          owned.add(cacheIo::shutdownNow);
+          ioExec = cacheIo;
+        }
         NodeRuntime rt =
-            NodeRuntime.start(nodeId, settings, os, expressStore, m, c, r, s, startTimeout);
+            NodeRuntime.start(nodeId, settings, os, expressStore, m, c, r, s, ioExec, startTimeout);
         return new LoamNode(rt, owned, closeTimeout);
       } catch (RuntimeException e) {
         for (int i = owned.size() - 1; i >= 0; i--) {

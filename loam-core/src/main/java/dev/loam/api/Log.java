@@ -97,6 +97,8 @@ public interface Log {
   /**
    * As {@link #fetch(String, String, int, long, int, Duration)}, after this node has applied {@code
    * consistencyToken} (from an {@link AppendResult}), so a reader sees its own writes on any node.
+   * The wait for the token lasts {@code maxWait} but at least 10 s (or the node's maxFetchWait if
+   * shorter); a token still not applied then fails UNAVAILABLE naming it.
    */
   CompletableFuture<FetchResult> fetch(
       String namespace,

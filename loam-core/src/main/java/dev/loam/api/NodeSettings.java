@@ -1,5 +1,6 @@
 package dev.loam.api;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -33,6 +34,9 @@ import java.util.Objects;
  * @param orphanMinAge objects never referenced are deleted once their ULID time is this old (1 h);
  *     must exceed the metastore's stale-commit window (15 min) so no late commit or swap can
  *     reference a deleted object
+ * @param diskCacheBytes bytes of fetched object ranges kept in {@link #diskCacheDir} (0, the
+ *     default, keeps none: an embedded host opts into disk use)
+ * @param diskCacheDir the node's own directory for the disk cache, or null when it is off
  */
 public record NodeSettings(
     String advertisedAddress,
@@ -53,7 +57,57 @@ public record NodeSettings(
     long segmentMaxBytes,
     int segmentEntryMaxBytes,
     Duration gcGracePeriod,
-    Duration orphanMinAge) {
+    Duration orphanMinAge,
+    long diskCacheBytes,
+    Path diskCacheDir) {
+
+  /**
+   * The settings without a disk cache: the constructor from before the disk cache tier existed, so
+   * code that lists every component keeps compiling.
+   */
+  public NodeSettings(
+      String advertisedAddress,
+      String zone,
+      int slots,
+      Duration standardFlushInterval,
+      Duration expressFlushInterval,
+      int walObjectMaxBytes,
+      int maxObjectsInFlight,
+      Duration commitBudget,
+      long maxBufferedBytes,
+      long tailCacheBytes,
+      Duration maxFetchWait,
+      int maxWaitingFetches,
+      Duration retryBackoffInitial,
+      Duration maintenanceInterval,
+      long segmentThresholdBytes,
+      long segmentMaxBytes,
+      int segmentEntryMaxBytes,
+      Duration gcGracePeriod,
+      Duration orphanMinAge) {
+    this(
+        advertisedAddress,
+        zone,
+        slots,
+        standardFlushInterval,
+        expressFlushInterval,
+        walObjectMaxBytes,
+        maxObjectsInFlight,
+        commitBudget,
+        maxBufferedBytes,
+        tailCacheBytes,
+        maxFetchWait,
+        maxWaitingFetches,
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge,
+        0,
+        null);
+  }
 
   public NodeSettings {
     Objects.requireNonNull(advertisedAddress, "advertisedAddress");
@@ -81,6 +135,8 @@ public record NodeSettings(
     require(segmentEntryMaxBytes >= 1024, "segmentEntryMaxBytes", segmentEntryMaxBytes);
     require(gcGracePeriod != null && !gcGracePeriod.isNegative(), "gcGracePeriod", gcGracePeriod);
     require(positive(orphanMinAge), "orphanMinAge", orphanMinAge);
+    require(diskCacheBytes >= 0, "diskCacheBytes", diskCacheBytes);
+    require(diskCacheBytes == 0 || diskCacheDir != null, "diskCacheDir", diskCacheDir);
   }
 
   /** The spec's defaults (DESIGN.md "Defaults from the spec"). */
@@ -128,7 +184,9 @@ public record NodeSettings(
         segmentMaxBytes,
         segmentEntryMaxBytes,
         gcGracePeriod,
-        orphanMinAge);
+        orphanMinAge,
+        diskCacheBytes,
+        diskCacheDir);
   }
 
   /** These settings with another commit budget. */
@@ -152,7 +210,9 @@ public record NodeSettings(
         segmentMaxBytes,
         segmentEntryMaxBytes,
         gcGracePeriod,
-        orphanMinAge);
+        orphanMinAge,
+        diskCacheBytes,
+        diskCacheDir);
   }
 
   /** These settings with another tail-cache size (0 disables it). */
@@ -176,7 +236,38 @@ public record NodeSettings(
         segmentMaxBytes,
         segmentEntryMaxBytes,
         gcGracePeriod,
-        orphanMinAge);
+        orphanMinAge,
+        diskCacheBytes,
+        diskCacheDir);
+  }
+
+  /**
+   * These settings with a local disk cache of at most {@code bytes} in {@code dir} (0 turns it
+   * off). The directory is this node's alone; it survives restarts.
+   */
+  public NodeSettings withDiskCache(Path dir, long bytes) {
+    return new NodeSettings(
+        advertisedAddress,
+        zone,
+        slots,
+        standardFlushInterval,
+        expressFlushInterval,
+        walObjectMaxBytes,
+        maxObjectsInFlight,
+        commitBudget,
+        maxBufferedBytes,
+        tailCacheBytes,
+        maxFetchWait,
+        maxWaitingFetches,
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge,
+        bytes,
+        dir);
   }
 
   private static boolean positive(Duration d) {

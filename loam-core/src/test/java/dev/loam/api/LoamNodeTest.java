@@ -182,11 +182,18 @@ class LoamNodeTest {
 
   @Test
   void aTokenThisNodeNeverReachesFailsAfterTheWait() {
-    log.createStream("ns", "s", StreamSpec.standard(1)).join();
+    // The token wait has a floor (so a lagging replica is given time) capped by maxFetchWait.
+    Log capped =
+        cluster
+            .start(
+                "n2",
+                dev.loam.testing.SettingsTweak.with(
+                    TestCluster.FAST, java.util.Map.of("maxFetchWait", Duration.ofMillis(200))))
+            .log();
+    capped.createStream("ns", "s", StreamSpec.standard(1)).join();
     LoamException e =
         failure(
-            log.fetch(
-                "ns", "s", 0, 0, 1024, Duration.ofMillis(50), OptionalLong.of(1_000_000_000L)));
+            capped.fetch("ns", "s", 0, 0, 1024, Duration.ZERO, OptionalLong.of(1_000_000_000L)));
     assertThat(e.kind()).isEqualTo(Kind.UNAVAILABLE);
     assertThat(e.getMessage()).contains("token=1000000000");
   }

@@ -433,6 +433,9 @@ class WritePathPropertyTest {
         settle();
       } else if (op instanceof Takeover) {
         if (zombie != null) {
+          // A closed node ends its long-polls (UNAVAILABLE) and fails what is left, like a
+          // crashed one: its futures get the same latitude.
+          crashed.add(zombieIncarnation);
           zombie.close();
         }
         zombie = node;

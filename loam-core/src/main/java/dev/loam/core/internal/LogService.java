@@ -64,6 +64,13 @@ import java.util.function.LongSupplier;
 public final class LogService implements Log {
   private static final int MAX_ENTRIES_PER_FETCH = 256;
 
+  /**
+   * How long a fetch waits for this replica to apply its consistency token at least (capped by the
+   * node's maxFetchWait), even with a shorter or zero maxWait: a replica one round trip behind must
+   * not fail a read-your-writes fetch, while a token it never reaches (a bogus one) still ends.
+   */
+  static final long TOKEN_WAIT_FLOOR_MILLIS = 10_000;
+
   private final String nodeId;
   private final LongSupplier nodeEpoch;
   private final Metastore meta;
@@ -544,7 +551,7 @@ public final class LogService implements Log {
                                 + token
                                 + " appliedIndex="
                                 + meta.appliedIndex())),
-                Math.max(wait, 1),
+                Math.max(wait, Math.min(TOKEN_WAIT_FLOOR_MILLIS, maxFetchWait.toMillis())),
                 java.util.concurrent.TimeUnit.MILLISECONDS);
         bounded.whenComplete((v, e) -> timer.cancel(false));
         applied = bounded;

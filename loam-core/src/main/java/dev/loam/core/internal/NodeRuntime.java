@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,8 @@ public final class NodeRuntime {
   private final PartitionWatch watch;
   private final TailCache tailCache;
   private final WriterStats stats = new WriterStats();
+  private final ReadStats readStats = new ReadStats();
+  private final DiskCache diskCache;
   private final LogService log;
   private final Maintenance maintenance;
   private final ScheduledFuture<?> maintenanceTask;
@@ -51,7 +54,8 @@ public final class NodeRuntime {
       Metastore meta,
       InstantSource clock,
       RandomGenerator random,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor) {
     ObjectStore store =
         expressStore == null
             ? standardStore
@@ -100,7 +104,20 @@ public final class NodeRuntime {
               tailCache,
               stats));
     }
-    ReadPath readPath = new ReadPath(store, tailCache);
+    if (settings.diskCacheBytes() > 0) {
+      this.diskCache =
+          new DiskCache(
+              settings.diskCacheDir(),
+              settings.diskCacheBytes(),
+              DISK_CACHE_MAX_FILES,
+              ioExecutor,
+              readStats);
+      diskCache.start();
+    } else {
+      this.diskCache = null;
+    }
+    ReadPath readPath = new ReadPath(store, tailCache, diskCache, readStats);
+    ObjectStore gcStore = diskCache == null ? store : new InvalidatingObjectStore(store, diskCache);
     this.log =
         new LogService(
             nodeId,
@@ -132,7 +149,7 @@ public final class NodeRuntime {
                 nodeId,
                 () -> epoch,
                 meta,
-                store,
+                gcStore,
                 clock,
                 settings.gcGracePeriod().toMillis(),
                 settings.orphanMinAge().toMillis()));
@@ -149,9 +166,13 @@ public final class NodeRuntime {
             TimeUnit.MILLISECONDS);
   }
 
+  /** The disk cache's bound on files (its index lives in memory, about 200 bytes a range). */
+  static final int DISK_CACHE_MAX_FILES = 1_000_000;
+
   /**
-   * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
-   * older, so a restart within the same millisecond still supersedes) and returns the runtime.
+   * As {@link #start(String, NodeSettings, ObjectStore, ObjectStore, Metastore, InstantSource,
+   * RandomGenerator, ScheduledExecutorService, Executor, Duration)} without an I/O executor (the
+   * settings must not ask for a disk cache).
    */
   public static NodeRuntime start(
       String nodeId,
@@ -163,6 +184,30 @@ public final class NodeRuntime {
       RandomGenerator random,
       ScheduledExecutorService scheduler,
       Duration startTimeout) {
+    return start(
+        nodeId, settings, store, expressStore, meta, clock, random, scheduler, null, startTimeout);
+  }
+
+  /**
+   * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
+   * older, so a restart within the same millisecond still supersedes) and returns the runtime.
+   * {@code ioExecutor} runs the disk cache's blocking file I/O (needed only when the settings ask
+   * for a disk cache); it must not be the scheduler.
+   */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      Duration startTimeout) {
+    if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
+      throw new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId);
+    }
     long now = clock.millis();
     long registered = meta.read(r -> r.node(nodeId).map(NodeInfo::epoch).orElse(0L));
     long epoch = Math.max(now, registered + 1);
@@ -186,7 +231,7 @@ public final class NodeRuntime {
       throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
     }
     return new NodeRuntime(
-        nodeId, epoch, settings, store, expressStore, meta, clock, random, scheduler);
+        nodeId, epoch, settings, store, expressStore, meta, clock, random, scheduler, ioExecutor);
   }
 
   public Log log() {
@@ -211,6 +256,11 @@ public final class NodeRuntime {
    */
   public CompletableFuture<Void> runMaintenance() {
     return maintenance.poll();
+  }
+
+  /** Read-path counters per tier. */
+  public ReadStats readStats() {
+    return readStats;
   }
 
   /** Tail-cache hits and misses, for metrics. */
@@ -241,5 +291,8 @@ public final class NodeRuntime {
     maintenanceTask.cancel(false);
     writers.values().forEach(WalWriter::abandon);
     watch.close();
+    if (diskCache != null) {
+      diskCache.close();
+    }
   }
 }

@@ -16,32 +16,84 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Loads the records of offset-index entries (stream-engine.txt §6 step 2): from the tail cache,
- * else with one ranged GET of the entry's bytes in its WAL object or segment (segments keep the
- * batches verbatim, so both decode the same way). Every batch is checked (length, magic, CRC32C)
- * and the entry's record count must match, so corrupted bytes fail with a {@link
- * CorruptionException} naming the object instead of being served. Offsets come from the index
- * entry, never from the stored batch's own baseOffset field.
+ * Loads the records of offset-index entries (stream-engine.txt §6 step 2), tier by tier: the
+ * in-memory tail cache, then the local disk cache (when configured), then one ranged GET of the
+ * entry's bytes in its WAL object or segment (segments keep the batches verbatim, so both decode
+ * the same way). Concurrent loads of the same range, or of a range inside one already being loaded,
+ * share one disk read and one GET ({@link GetCoalescer}); bytes fetched from the store are then
+ * written to the disk cache. Every batch is checked (length, magic, CRC32C) and the entry's record
+ * count must match, so corrupted bytes fail with a {@link CorruptionException} naming the object
+ * instead of being served. Offsets come from the index entry, never from the stored batch's own
+ * baseOffset field.
  */
 final class ReadPath {
+  /** Loads in flight shared by the coalescer at most; beyond it, readers load alone. */
+  static final int MAX_COALESCED_IN_FLIGHT = 4096;
+
   private final ObjectStore store;
   private final TailCache tailCache;
+  private final DiskCache diskCache;
+  private final ReadStats stats;
+  private final GetCoalescer coalescer;
 
   ReadPath(ObjectStore store, TailCache tailCache) {
+    this(store, tailCache, null, new ReadStats());
+  }
+
+  /**
+   * @param diskCache the disk tier, or null when the node has none
+   */
+  ReadPath(ObjectStore store, TailCache tailCache, DiskCache diskCache, ReadStats stats) {
     this.store = store;
     this.tailCache = tailCache;
+    this.diskCache = diskCache;
+    this.stats = stats;
+    this.coalescer = new GetCoalescer(MAX_COALESCED_IN_FLIGHT, stats);
+  }
+
+  ReadStats stats() {
+    return stats;
+  }
+
+  /** Loads being shared now; for tests. */
+  int inFlightLoads() {
+    return coalescer.inFlight();
   }
 
   /** The bytes of one index entry. */
   CompletableFuture<byte[]> load(IndexEntry e) {
     byte[] cached = tailCache.get(e.objectKey(), e.byteOffset(), e.byteLength());
     if (cached != null) {
+      stats.tailHit();
       return CompletableFuture.completedFuture(cached);
     }
+    return coalescer.load(
+        e.objectKey(),
+        e.byteOffset(),
+        e.byteLength(),
+        () -> loadMiss(e),
+        bytes ->
+            diskCache == null
+                ? CompletableFuture.completedFuture(null)
+                : diskCache.put(e.objectKey(), e.byteOffset(), bytes));
+  }
+
+  /** The disk tier, then the store. */
+  private CompletableFuture<byte[]> loadMiss(IndexEntry e) {
+    if (diskCache == null) {
+      return getFromStore(e);
+    }
+    return diskCache
+        .get(e.objectKey(), e.byteOffset(), e.byteLength())
+        .thenCompose(b -> b != null ? CompletableFuture.completedFuture(b) : getFromStore(e));
+  }
+
+  private CompletableFuture<byte[]> getFromStore(IndexEntry e) {
     return store
         .get(e.objectKey(), e.byteOffset(), e.byteLength())
         .thenApply(
             b -> {
+              stats.objectGet(b.length);
               if (b.length != e.byteLength()) {
                 throw new CorruptionException(
                     "WAL object shorter than its index entry expectedBytes="

@@ -1,0 +1,71 @@
+package dev.loam.core.internal;
+
+import dev.loam.spi.store.DeleteFailure;
+import dev.loam.spi.store.ListPage;
+import dev.loam.spi.store.ObjectInfo;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.TailRead;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The store as GC sees it: deleting objects also drops their ranges from the disk cache (best
+ * effort; a range of a deleted object is never asked for again anyway, since no index entry names
+ * it, so this only frees the space sooner). Does not own the store it wraps.
+ */
+final class InvalidatingObjectStore implements ObjectStore {
+  private final ObjectStore delegate;
+  private final DiskCache cache;
+
+  InvalidatingObjectStore(ObjectStore delegate, DiskCache cache) {
+    this.delegate = delegate;
+    this.cache = cache;
+  }
+
+  @Override
+  public CompletableFuture<Void> create(String key, byte[] bytes) {
+    return delegate.create(key, bytes);
+  }
+
+  @Override
+  public CompletableFuture<Void> put(String key, byte[] bytes) {
+    return delegate.put(key, bytes);
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(String key) {
+    return delegate.get(key);
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(String key, long offset, int length) {
+    return delegate.get(key, offset, length);
+  }
+
+  @Override
+  public CompletableFuture<TailRead> getTail(String key, int length) {
+    return delegate.getTail(key, length);
+  }
+
+  @Override
+  public CompletableFuture<Optional<ObjectInfo>> head(String key) {
+    return delegate.head(key);
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
+    return delegate.list(prefix, startAfter, maxKeys);
+  }
+
+  @Override
+  public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
+    cache.invalidate(keys);
+    return delegate.delete(keys);
+  }
+
+  @Override
+  public void close() {
+    // Not owned.
+  }
+}

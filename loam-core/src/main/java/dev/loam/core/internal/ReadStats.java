@@ -1,0 +1,135 @@
+package dev.loam.core.internal;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * Counters of a node's read path, one per tier (stream-engine.txt §6 step 2): loads served by the
+ * tail cache, by the disk cache, by an object-store GET, and loads that joined a GET (or disk read)
+ * already in flight for the same bytes. Thread-safe.
+ */
+public final class ReadStats {
+  private final LongAdder tailHits = new LongAdder();
+  private final LongAdder diskHits = new LongAdder();
+  private final LongAdder diskMisses = new LongAdder();
+  private final LongAdder diskCorrupt = new LongAdder();
+  private final LongAdder diskWrites = new LongAdder();
+  private final LongAdder diskEvictions = new LongAdder();
+  private final LongAdder objectGets = new LongAdder();
+  private final LongAdder objectGetBytes = new LongAdder();
+  private final LongAdder coalescedWaits = new LongAdder();
+  private volatile LongSupplier diskBytes = () -> 0;
+  private volatile LongSupplier diskEntries = () -> 0;
+
+  void tailHit() {
+    tailHits.increment();
+  }
+
+  void diskHit() {
+    diskHits.increment();
+  }
+
+  void diskMiss() {
+    diskMisses.increment();
+  }
+
+  void diskCorruptFound() {
+    diskCorrupt.increment();
+  }
+
+  void diskWrite() {
+    diskWrites.increment();
+  }
+
+  void diskEvictions(int n) {
+    diskEvictions.add(n);
+  }
+
+  void objectGet(long bytes) {
+    objectGets.increment();
+    objectGetBytes.add(bytes);
+  }
+
+  void coalescedWait() {
+    coalescedWaits.increment();
+  }
+
+  void diskGauges(LongSupplier bytes, LongSupplier entries) {
+    this.diskBytes = bytes;
+    this.diskEntries = entries;
+  }
+
+  /** Loads served whole from the in-memory tail cache. */
+  public long tailHits() {
+    return tailHits.sum();
+  }
+
+  /** Loads served from the local disk cache. */
+  public long diskHits() {
+    return diskHits.sum();
+  }
+
+  /** Disk-cache lookups that found nothing usable (0 while the disk cache is off). */
+  public long diskMisses() {
+    return diskMisses.sum();
+  }
+
+  /** Disk-cache files that failed their check (header or CRC32C) and were deleted. */
+  public long diskCorrupt() {
+    return diskCorrupt.sum();
+  }
+
+  /** Ranges written to the disk cache. */
+  public long diskWrites() {
+    return diskWrites.sum();
+  }
+
+  /** Disk-cache entries evicted to keep the byte bound. */
+  public long diskEvictions() {
+    return diskEvictions.sum();
+  }
+
+  /** Ranged GETs sent to the object store by the read path (WAL objects and segments). */
+  public long objectGets() {
+    return objectGets.sum();
+  }
+
+  /** Bytes returned by those GETs. */
+  public long objectGetBytes() {
+    return objectGetBytes.sum();
+  }
+
+  /** Loads that shared a GET (or disk read) already in flight instead of starting their own. */
+  public long coalescedWaits() {
+    return coalescedWaits.sum();
+  }
+
+  /** Bytes the disk cache holds now (files, headers included). */
+  public long diskCacheBytes() {
+    return diskBytes.getAsLong();
+  }
+
+  /** Ranges the disk cache holds now (0 until its start-up scan ends). */
+  public long diskCacheEntries() {
+    return diskEntries.getAsLong();
+  }
+
+  @Override
+  public String toString() {
+    return "ReadStats[tailHits="
+        + tailHits()
+        + " diskHits="
+        + diskHits()
+        + " diskMisses="
+        + diskMisses()
+        + " diskCorrupt="
+        + diskCorrupt()
+        + " objectGets="
+        + objectGets()
+        + " coalescedWaits="
+        + coalescedWaits()
+        + " diskCacheBytes="
+        + diskCacheBytes()
+        + "]";
+  }
+}

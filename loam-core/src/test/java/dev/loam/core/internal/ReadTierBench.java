@@ -1,0 +1,321 @@
+package dev.loam.core.internal;
+
+import dev.loam.api.AppendRecord;
+import dev.loam.api.FetchResult;
+import dev.loam.api.LoamNode;
+import dev.loam.api.Log;
+import dev.loam.api.StreamSpec;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.spi.store.DeleteFailure;
+import dev.loam.spi.store.ListPage;
+import dev.loam.spi.store.ObjectInfo;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.TailRead;
+import dev.loam.store.fs.FileSystemObjectStore;
+import dev.loam.testing.FaultyObjectStore;
+import dev.loam.testing.TestCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Read throughput per tier and GETs per WAL object with 10 concurrent consumers (issue 4's closing
+ * numbers). Not a test: run it by hand, see docs/segments-and-gc.md "Read path numbers".
+ *
+ * <p>Tiers are measured through {@link ReadPath#load} (bytes delivered, not decoded): tail cache
+ * (memory), disk cache (files in a temp dir, likely in the OS page cache), WAL object ranges (64
+ * KiB ranges of 8 MiB objects, one per partition of a 128-partition flush) and segment ranges (1
+ * MiB ranges of 64 MiB objects) on the filesystem store.
+ */
+public final class ReadTierBench {
+  /** Forwards everything to {@code delegate}. */
+  static class ForwardingStore implements ObjectStore {
+    final ObjectStore delegate;
+
+    ForwardingStore(ObjectStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public CompletableFuture<Void> create(String key, byte[] bytes) {
+      return delegate.create(key, bytes);
+    }
+
+    @Override
+    public CompletableFuture<Void> put(String key, byte[] bytes) {
+      return delegate.put(key, bytes);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> get(String key) {
+      return delegate.get(key);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> get(String key, long offset, int length) {
+      return delegate.get(key, offset, length);
+    }
+
+    @Override
+    public CompletableFuture<TailRead> getTail(String key, int length) {
+      return delegate.getTail(key, length);
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectInfo>> head(String key) {
+      return delegate.head(key);
+    }
+
+    @Override
+    public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
+      return delegate.list(prefix, startAfter, maxKeys);
+    }
+
+    @Override
+    public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
+      return delegate.delete(keys);
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+  }
+
+  /** Delays every ranged GET, as a remote object store would. */
+  static final class SlowStore extends ForwardingStore {
+    private final ScheduledExecutorService delay;
+    private final int ms;
+
+    SlowStore(ObjectStore d, ScheduledExecutorService delay, int ms) {
+      super(d);
+      this.delay = delay;
+      this.ms = ms;
+    }
+
+    @Override
+    public CompletableFuture<byte[]> get(String key, long offset, int length) {
+      CompletableFuture<byte[]> out = new CompletableFuture<>();
+      delay.schedule(
+          () ->
+              delegate
+                  .get(key, offset, length)
+                  .whenComplete(
+                      (b, t) -> {
+                        if (t != null) {
+                          out.completeExceptionally(t);
+                        } else {
+                          out.complete(b);
+                        }
+                      }),
+          ms,
+          TimeUnit.MILLISECONDS);
+      return out;
+    }
+  }
+
+  static final long TOTAL = 512L << 20; // bytes read per tier per round
+
+  public static void main(String[] args) throws Exception {
+    Path tmp = Files.createTempDirectory("loam-readbench");
+    ExecutorService io = Executors.newFixedThreadPool(4);
+    try {
+      System.out.printf("| tier | range | MB/s (best of 3) |%n|---|---|---|%n");
+      tail(tmp, io);
+      disk(tmp, io);
+      store(tmp, io, "WAL object (fs store)", 8 << 20, 64 << 10, "wal");
+      store(tmp, io, "segment object (fs store)", 64 << 20, 1 << 20, "seg");
+      System.out.printf(
+          "%n| store | disk cache | WAL objects | index entries | GETs | GETs per WAL object |"
+              + " coalesced waits | s |%n|---|---|---|---|---|---|---|---|%n");
+      consumers(tmp.resolve("n-a"), 0, false);
+      consumers(tmp.resolve("n-b"), 20, false);
+      consumers(tmp.resolve("n-c"), 20, true);
+    } finally {
+      io.shutdownNow();
+    }
+  }
+
+  static List<IndexEntry> entries(String prefix, int objects, int objectBytes, int range) {
+    List<IndexEntry> out = new ArrayList<>();
+    for (int o = 0; o < objects; o++) {
+      for (long off = 0; off + range <= objectBytes; off += range) {
+        out.add(new IndexEntry(0, 1, prefix + "/" + o, off, range, 0));
+      }
+    }
+    return out;
+  }
+
+  static double measure(ReadPath rp, List<IndexEntry> es) {
+    double best = 0;
+    for (int round = 0; round < 3; round++) {
+      long bytes = 0;
+      long t0 = System.nanoTime();
+      int i = 0;
+      while (bytes < TOTAL) {
+        bytes += rp.load(es.get(i++ % es.size())).join().length;
+      }
+      double mbs = bytes / 1e6 / ((System.nanoTime() - t0) / 1e9);
+      best = Math.max(best, mbs);
+    }
+    return best;
+  }
+
+  static void row(String tier, int range, double mbs) {
+    System.out.printf("| %s | %d KiB | %.0f |%n", tier, range >> 10, mbs);
+  }
+
+  static void tail(Path tmp, ExecutorService io) {
+    int range = 1 << 20;
+    TailCache tc = new TailCache(256L << 20);
+    List<IndexEntry> es = entries("tail", 1, 128 << 20, range);
+    byte[] b = new byte[range];
+    new Random(1).nextBytes(b);
+    for (IndexEntry e : es) {
+      tc.put(e.objectKey(), e.byteOffset(), b);
+    }
+    row("tail cache (memory)", range, measure(new ReadPath(null, tc), es));
+  }
+
+  static void disk(Path tmp, ExecutorService io) {
+    int range = 1 << 20;
+    ReadStats st = new ReadStats();
+    DiskCache dc = new DiskCache(tmp.resolve("cache"), 1L << 30, 100_000, io, st);
+    dc.start().join();
+    List<IndexEntry> es = entries("disk", 1, 256 << 20, range);
+    byte[] b = new byte[range];
+    new Random(2).nextBytes(b);
+    for (IndexEntry e : es) {
+      dc.put(e.objectKey(), e.byteOffset(), b).join();
+    }
+    ReadPath rp = new ReadPath(null, new TailCache(0), dc, st);
+    row("disk cache", range, measure(rp, es));
+    if (st.objectGets() != 0) {
+      throw new IllegalStateException("disk tier missed: " + st);
+    }
+  }
+
+  static void store(
+      Path tmp, ExecutorService io, String tier, int objectBytes, int range, String prefix) {
+    ObjectStore fs = new FileSystemObjectStore(tmp.resolve(prefix), io, InstantSource.system());
+    int objects = (int) ((256L << 20) / objectBytes);
+    Random r = new Random(3);
+    for (int o = 0; o < objects; o++) {
+      byte[] b = new byte[objectBytes];
+      r.nextBytes(b);
+      fs.put(prefix + "/" + o, b).join();
+    }
+    ReadPath rp = new ReadPath(fs, new TailCache(0));
+    row(tier, range, measure(rp, entries(prefix, objects, objectBytes, range)));
+  }
+
+  /**
+   * 10 consumers read a 16-partition stream from the start at once, tail cache off; the store adds
+   * {@code latencyMs} to every ranged GET (an object store's first-byte latency).
+   */
+  static void consumers(Path dir, int latencyMs, boolean diskCache) throws Exception {
+    int partitions = 16;
+    int consumers = 10;
+    ExecutorService fsIo = Executors.newFixedThreadPool(4);
+    try (TestCluster cluster = new TestCluster(dir.resolve("meta"))) {
+      ScheduledExecutorService delay = Executors.newScheduledThreadPool(2);
+      ObjectStore fs =
+          new FileSystemObjectStore(dir.resolve("objects"), fsIo, InstantSource.system());
+      FaultyObjectStore store =
+          new FaultyObjectStore(latencyMs == 0 ? fs : new SlowStore(fs, delay, latencyMs));
+      var settings =
+          TestCluster.FAST.withFlushInterval(Duration.ofMillis(50)).withTailCacheBytes(0);
+      if (diskCache) {
+        settings = settings.withDiskCache(dir.resolve("cache"), 1L << 30);
+      }
+      LoamNode node = cluster.start("n1", settings, store, cluster.embeddedMeta);
+      Log log = node.log();
+      log.createNamespace("ns").join();
+      log.createStream("ns", "s", StreamSpec.standard(partitions)).join();
+      byte[] v = new byte[1000];
+      // Each round is one append over many keys, so one WAL object holds entries of most
+      // partitions.
+      int rounds = 50;
+      for (int round = 0; round < rounds; round++) {
+        List<AppendRecord> recs = new ArrayList<>();
+        for (int i = 0; i < 20 * partitions; i++) {
+          recs.add(AppendRecord.of(("key-" + (i % 64)).getBytes(), v));
+        }
+        log.append("ns", "s", recs).join();
+      }
+      long walObjects = node.writerStats().flushes();
+      int getsBefore = store.gets();
+      long waitsBefore = node.readStats().coalescedWaits();
+      CountDownLatch start = new CountDownLatch(1);
+      List<Thread> ts = new ArrayList<>();
+      long[] records = new long[consumers];
+      for (int c = 0; c < consumers; c++) {
+        int cc = c;
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    start.await();
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                  for (int p = 0; p < partitions; p++) {
+                    long off = 0;
+                    while (true) {
+                      FetchResult r = log.fetch("ns", "s", p, off, 64 << 10, Duration.ZERO).join();
+                      if (r.records().isEmpty()) {
+                        break;
+                      }
+                      records[cc] += r.records().size();
+                      off = r.nextOffset();
+                    }
+                  }
+                });
+        t.start();
+        ts.add(t);
+      }
+      long t0 = System.nanoTime();
+      start.countDown();
+      for (Thread t : ts) {
+        t.join();
+      }
+      double secs = (System.nanoTime() - t0) / 1e9;
+      int gets = store.gets() - getsBefore;
+      long waits = node.readStats().coalescedWaits() - waitsBefore;
+      long entries = 0;
+      for (int p = 0; p < partitions; p++) {
+        int pp = p;
+        long id = cluster.embeddedMeta.read(r -> r.stream("ns", "s").orElseThrow()).id();
+        entries +=
+            cluster.embeddedMeta.read(r -> r.indexEntries(id, pp, 0, 1_000_000)).stream().count();
+      }
+      if (records[0] != 20L * partitions * rounds) {
+        throw new IllegalStateException("a consumer read " + records[0] + " records");
+      }
+      System.out.printf(
+          "| fs%s | %s | %d | %d | %d | %.1f | %d | %.2f |%n",
+          latencyMs == 0 ? "" : " + " + latencyMs + " ms per GET",
+          diskCache ? "on" : "off",
+          walObjects,
+          entries,
+          gets,
+          (double) gets / walObjects,
+          waits,
+          secs);
+      delay.shutdownNow();
+    } finally {
+      fsIo.shutdownNow();
+    }
+  }
+}
