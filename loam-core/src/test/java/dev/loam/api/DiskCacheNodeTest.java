@@ -2,30 +2,19 @@ package dev.loam.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loam.testing.Eventually;
 import dev.loam.testing.FaultyObjectStore;
 import dev.loam.testing.TestCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The disk cache tier on a running node: filled by GETs, served after a restart. */
 class DiskCacheNodeTest {
   @TempDir Path dir;
-
-  static void waitFor(BooleanSupplier cond, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(2);
-    }
-  }
 
   static List<FetchedRecord> fetchAll(Log log) {
     return log.fetch("ns", "s", 0, 0, 1 << 20, Duration.ZERO).join().records();
@@ -46,12 +35,12 @@ class DiskCacheNodeTest {
       }
       assertThat(fetchAll(n1.log())).hasSize(entries);
       assertThat(store.gets()).isEqualTo(entries);
-      waitFor(() -> n1.readStats().diskWrites() == entries, "disk writes");
+      Eventually.await(() -> n1.readStats().diskWrites() == entries, "disk writes");
       assertThat(n1.readStats().objectGets()).isEqualTo(entries);
       n1.close();
 
       LoamNode again = cluster.start("n1", settings, store, cluster.embeddedMeta);
-      waitFor(() -> again.readStats().diskCacheEntries() == entries, "disk cache scan");
+      Eventually.await(() -> again.readStats().diskCacheEntries() == entries, "disk cache scan");
       List<FetchedRecord> rs = fetchAll(again.log());
       assertThat(rs).hasSize(entries);
       for (int i = 0; i < entries; i++) {

@@ -2,6 +2,7 @@ package dev.loam.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loam.testing.Eventually;
 import dev.loam.testing.GatedObjectStore;
 import dev.loam.testing.TestCluster;
 import java.nio.charset.StandardCharsets;
@@ -11,23 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Many consumers reading the same recent range cause one GET per index entry on a node. */
 class ReadPathCoalescingTest {
   @TempDir Path dir;
-
-  static void waitFor(BooleanSupplier cond, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(2);
-    }
-  }
 
   @Test
   void tenConcurrentConsumersShareOneGetPerEntry() throws Exception {
@@ -54,7 +44,7 @@ class ReadPathCoalescingTest {
       // it.
       for (int k = 0; k < entries; k++) {
         long wanted = waitsBefore + (long) (consumers - 1) * (k + 1);
-        waitFor(
+        Eventually.await(
             () -> store.held() == 1 && node.readStats().coalescedWaits() == wanted,
             "all consumers waiting on entry " + k);
         store.releaseAll();
