@@ -313,8 +313,11 @@ public final class ExpressObjectStore implements ObjectStore {
     if (badMax.isPresent()) {
       return CompletableFuture.failedFuture(badMax.get());
     }
+    // Pages in read order (local zone first): a key's info comes from the first zone that lists
+    // it, the same zone a head or get would answer from, so list and head agree.
     List<CompletableFuture<ListPage>> pages = new ArrayList<>();
-    for (ObjectStore z : zones) {
+    for (int i = 0; i < ZONES; i++) {
+      ObjectStore z = zones.get((localZone + i) % ZONES);
       pages.add(z.list(prefix, startAfter, maxKeys).exceptionally(e -> null));
     }
     return CompletableFuture.allOf(pages.toArray(CompletableFuture[]::new))
@@ -330,7 +333,7 @@ public final class ExpressObjectStore implements ObjectStore {
                 }
                 answered++;
                 for (ObjectInfo o : p.objects()) {
-                  merged.merge(o.key(), o, (a, b) -> a.size() >= b.size() ? a : b);
+                  merged.putIfAbsent(o.key(), o);
                 }
                 // A zone that stopped early bounds how far the merged page is complete.
                 if (p.nextStartAfter().isPresent()) {
