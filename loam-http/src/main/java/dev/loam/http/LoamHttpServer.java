@@ -7,6 +7,7 @@ import dev.loam.error.LoamException.Kind;
 import dev.loam.http.internal.Api;
 import dev.loam.http.internal.BodyAggregator;
 import dev.loam.http.internal.HttpMetrics;
+import dev.loam.http.internal.IngestQuotas;
 import dev.loam.http.internal.RequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -23,12 +24,15 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The native HTTP API of a Loam node (docs/http-api.md), on Netty. A fixed, small set of event-loop
@@ -69,7 +73,8 @@ public final class LoamHttpServer implements AutoCloseable {
                 b.maxFetchBytes,
                 Math.min(b.maxFetchBytes, 1 << 20),
                 b.maxFetchWait.toMillis(),
-                b.requestTimeout.toMillis()));
+                b.requestTimeout.toMillis()),
+            new IngestQuotas(b.ingestQuota, b.ingestQuotaOverrides, b.quotaClock));
     RequestHandler.ServerState state =
         new RequestHandler.ServerState() {
           @Override
@@ -193,6 +198,9 @@ public final class LoamHttpServer implements AutoCloseable {
     private Duration maxFetchWait = Duration.ofSeconds(30);
     private Duration requestTimeout = Duration.ofSeconds(90);
     private Duration closeTimeout = Duration.ofSeconds(30);
+    private IngestQuota ingestQuota = IngestQuota.unlimited();
+    private final Map<String, IngestQuota> ingestQuotaOverrides = new LinkedHashMap<>();
+    private LongSupplier quotaClock = System::nanoTime;
 
     private Builder() {}
 
@@ -263,6 +271,39 @@ public final class LoamHttpServer implements AutoCloseable {
     /** How long {@link #close} waits for in-flight produce requests (default 30 s). */
     public Builder closeTimeout(Duration d) {
       this.closeTimeout = Objects.requireNonNull(d, "closeTimeout");
+      return this;
+    }
+
+    /**
+     * The ingest-bytes quota of every namespace on the produce route (default unlimited): a token
+     * bucket per namespace; a produce over it is answered 429 {@code quota_exceeded} with {@code
+     * Retry-After} and nothing is appended. Enforced by this server only: per node, not
+     * cluster-wide.
+     */
+    public Builder ingestQuota(IngestQuota q) {
+      this.ingestQuota = Objects.requireNonNull(q, "ingestQuota");
+      return this;
+    }
+
+    /** Overrides the ingest quota of one namespace ({@link IngestQuota#unlimited()} exempts it). */
+    public Builder ingestQuota(String namespace, IngestQuota q) {
+      ingestQuotaOverrides.put(
+          Objects.requireNonNull(namespace, "namespace"), Objects.requireNonNull(q, "ingestQuota"));
+      return this;
+    }
+
+    /** Overrides the ingest quota of each namespace in the map (added to earlier overrides). */
+    public Builder ingestQuotas(Map<String, IngestQuota> overrides) {
+      overrides.forEach(this::ingestQuota);
+      return this;
+    }
+
+    /**
+     * The monotonic nanosecond clock the quota buckets refill by (default {@link System#nanoTime});
+     * tests advance a fake one.
+     */
+    Builder quotaClock(LongSupplier nanoClock) {
+      this.quotaClock = Objects.requireNonNull(nanoClock, "quotaClock");
       return this;
     }
 

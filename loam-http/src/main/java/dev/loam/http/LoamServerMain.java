@@ -12,8 +12,12 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * java -cp 'loam-http/target/classes:loam-http/target/lib/*' dev.loam.http.LoamServerMain \
- *     [--data-dir DIR] [--port 8080] [--host 127.0.0.1] [--node-id node-1] [--store URI]
+ *     [--data-dir DIR] [--port 8080] [--host 127.0.0.1] [--node-id node-1] [--store URI] \
+ *     [--ingest-quota-bytes-per-sec N [--ingest-quota-burst-bytes B]]
  * </pre>
+ *
+ * <p>{@code --ingest-quota-bytes-per-sec} limits every namespace's produce bytes on this node (not
+ * cluster-wide); the burst defaults to one second's worth. Off by default.
  */
 public final class LoamServerMain {
   private LoamServerMain() {}
@@ -24,6 +28,8 @@ public final class LoamServerMain {
     String host = "127.0.0.1";
     String nodeId = "node-1";
     String store = null;
+    long quotaRate = 0;
+    long quotaBurst = -1;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.equals("-h") || a.equals("--help")) {
@@ -40,9 +46,18 @@ public final class LoamServerMain {
         case "--host" -> host = v;
         case "--node-id" -> nodeId = v;
         case "--store" -> store = v;
+        case "--ingest-quota-bytes-per-sec" -> quotaRate = parseBytes(a, v);
+        case "--ingest-quota-burst-bytes" -> quotaBurst = parseBytes(a, v);
         default -> fail("unknown option " + a);
       }
     }
+    if (quotaBurst >= 0 && quotaRate == 0) {
+      fail("--ingest-quota-burst-bytes needs --ingest-quota-bytes-per-sec");
+    }
+    IngestQuota quota =
+        quotaRate == 0
+            ? IngestQuota.unlimited()
+            : IngestQuota.of(quotaRate, quotaBurst > 0 ? quotaBurst : quotaRate);
     LoamNode.Builder nb = LoamNode.builder().nodeId(nodeId).dataDir(dataDir);
     if (store != null) {
       nb.storeUri(store);
@@ -50,7 +65,7 @@ public final class LoamServerMain {
     LoamNode node = nb.start();
     LoamHttpServer server;
     try {
-      server = LoamHttpServer.builder().node(node).host(host).port(port).start();
+      server = LoamHttpServer.builder().node(node).host(host).port(port).ingestQuota(quota).start();
     } catch (RuntimeException e) {
       node.close();
       throw e;
@@ -92,6 +107,19 @@ public final class LoamServerMain {
     return -1;
   }
 
+  private static long parseBytes(String option, String v) {
+    try {
+      long n = Long.parseLong(v);
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // Fall through.
+    }
+    fail("invalid " + option + " " + v + " (a positive number of bytes)");
+    return -1;
+  }
+
   private static void fail(String message) {
     System.err.println("loam server: " + message);
     usage(System.err);
@@ -101,6 +129,7 @@ public final class LoamServerMain {
   private static void usage(PrintStream out) {
     out.println(
         "usage: loam server [--data-dir DIR] [--port 8080] [--host 127.0.0.1]"
-            + " [--node-id node-1] [--store URI]");
+            + " [--node-id node-1] [--store URI]"
+            + " [--ingest-quota-bytes-per-sec N [--ingest-quota-burst-bytes B]]");
   }
 }

@@ -101,12 +101,18 @@ public final class Api {
   private final LoamNode node;
   private final HttpMetrics metrics;
   private final Limits limits;
+  private final IngestQuotas quotas;
 
   public Api(Log log, LoamNode node, HttpMetrics metrics, Limits limits) {
+    this(log, node, metrics, limits, IngestQuotas.unlimited());
+  }
+
+  public Api(Log log, LoamNode node, HttpMetrics metrics, Limits limits, IngestQuotas quotas) {
     this.log = log;
     this.node = node;
     this.metrics = metrics;
     this.limits = limits;
+    this.quotas = quotas;
   }
 
   /** Routes a request; never throws (failures are answered as problem documents). */
@@ -802,6 +808,7 @@ public final class Api {
     }
     List<AppendRecord> records = new ArrayList<>(recs.size());
     long bytes = 0;
+    long quotaBytes = 0;
     for (int i = 0; i < recs.size(); i++) {
       String at = "records[" + i + "].";
       JsonNode r = recs.get(i);
@@ -821,9 +828,19 @@ public final class Api {
               headers,
               ts < 0 ? OptionalLong.empty() : OptionalLong.of(ts),
               p < 0 ? OptionalInt.empty() : OptionalInt.of((int) p)));
-      bytes += (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+      long kv = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+      bytes += kv;
+      quotaBytes += kv;
+      for (Header h : headers) {
+        quotaBytes +=
+            h.key().getBytes(StandardCharsets.UTF_8).length
+                + (h.value() == null ? 0 : h.value().length);
+      }
     }
     ProducerIdentity producer = producer(b);
+    // Charged once the request is valid and before anything is appended: over the quota it is 429
+    // and nothing is stored (docs/http-api.md "Ingest quota").
+    quotas.charge(ns, quotaBytes);
     long produced = bytes;
     CompletableFuture<AppendResult> f =
         producer == null

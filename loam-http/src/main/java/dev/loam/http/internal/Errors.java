@@ -22,6 +22,12 @@ public final class Errors {
   /** Seconds a client should wait before retrying an UNAVAILABLE answer. */
   static final String RETRY_AFTER_SECONDS = "1";
 
+  /**
+   * The problem member carrying a computed wait in seconds (a 429 over the ingest quota); when
+   * present it is also the {@code Retry-After} header.
+   */
+  static final String RETRY_AFTER_MEMBER = "retry_after_seconds";
+
   private Errors() {}
 
   /** The HTTP status for each Loam error kind. */
@@ -106,7 +112,10 @@ public final class Errors {
     Map<String, String> headers = new LinkedHashMap<>();
     if (a.status().equals(HttpResponseStatus.SERVICE_UNAVAILABLE)
         || a.status().equals(HttpResponseStatus.TOO_MANY_REQUESTS)) {
-      headers.put("Retry-After", RETRY_AFTER_SECONDS);
+      Object computed = a.extra().get(RETRY_AFTER_MEMBER);
+      headers.put(
+          "Retry-After",
+          computed instanceof Number n ? Long.toString(n.longValue()) : RETRY_AFTER_SECONDS);
     }
     if (a.extra().get("allow") instanceof String allow) {
       headers.put("Allow", allow);
