@@ -334,7 +334,9 @@ class LoamHttpServerIT {
         .contains("loam_http_request_duration_seconds_bucket{route=\"produce\",le=\"+Inf\"} 1")
         .contains("loam_http_produced_records_total 1")
         .contains("loam_writer_puts_total")
-        .contains("loam_writer_commit_latency_mean_seconds");
+        .contains("loam_writer_commit_latency_mean_seconds")
+        .contains("loam_read_tail_cache_hits_total")
+        .contains("loam_read_object_gets_total");
   }
 
   @Test

@@ -599,7 +599,10 @@ public final class Api {
 
   private HttpReply metrics() {
     byte[] text =
-        metrics.render(node == null ? null : node.writerStats()).getBytes(StandardCharsets.UTF_8);
+        metrics
+            .render(
+                node == null ? null : node.writerStats(), node == null ? null : node.readStats())
+            .getBytes(StandardCharsets.UTF_8);
     return new HttpReply(
         HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", text, Map.of());
   }

@@ -1,5 +1,6 @@
 package dev.loam.http.internal;
 
+import dev.loam.core.internal.ReadStats;
 import dev.loam.core.internal.WriterStats;
 import java.util.Locale;
 import java.util.Map;
@@ -67,8 +68,16 @@ public final class HttpMetrics {
     return connections.get();
   }
 
-  /** Prometheus text; {@code writer} may be null when the server was built on a bare Log. */
+  /** Prometheus text without the node's read-path counters. */
   public String render(WriterStats writer) {
+    return render(writer, null);
+  }
+
+  /**
+   * Prometheus text; {@code writer} and {@code reads} may be null when the server was built on a
+   * bare Log.
+   */
+  public String render(WriterStats writer, ReadStats reads) {
     StringBuilder b = new StringBuilder(4096);
     b.append(
         "# HELP loam_http_requests_total HTTP requests answered, by route, method and status.\n");
@@ -175,6 +184,45 @@ public final class HttpMetrics {
           "loam_writer_batches_per_flush_mean",
           "Mean partition batches per WAL object.",
           writer.meanBatchesPerFlush());
+    }
+    if (reads != null) {
+      counter(
+          b,
+          "loam_read_tail_cache_hits_total",
+          "Entries served from the tail cache.",
+          reads.tailHits());
+      counter(
+          b,
+          "loam_read_disk_cache_hits_total",
+          "Entries served from the disk cache.",
+          reads.diskHits());
+      counter(
+          b,
+          "loam_read_disk_cache_misses_total",
+          "Disk cache lookups that missed.",
+          reads.diskMisses());
+      counter(
+          b,
+          "loam_read_disk_cache_corrupt_total",
+          "Disk cache files dropped for failing their check.",
+          reads.diskCorrupt());
+      counter(
+          b,
+          "loam_read_object_gets_total",
+          "Ranged GETs sent to the object store.",
+          reads.objectGets());
+      counter(
+          b,
+          "loam_read_object_get_bytes_total",
+          "Bytes read from the object store.",
+          reads.objectGetBytes());
+      counter(
+          b,
+          "loam_read_coalesced_waits_total",
+          "Loads that shared another load's GET.",
+          reads.coalescedWaits());
+      gauge(
+          b, "loam_read_disk_cache_bytes", "Bytes held by the disk cache.", reads.diskCacheBytes());
     }
     return b.toString();
   }
