@@ -548,6 +548,11 @@ public final class MetaStateMachine {
   }
 
   /** Structural checks of a commit; returns a message or null when valid. */
+  // Built only when a batch is refused: validate runs on every commit (the apply hot path).
+  private static String at(int chunk, int batch) {
+    return " chunk=" + chunk + " batch=" + batch;
+  }
+
   private static String validate(CommitWal c) {
     if (c.objectSize() < 0) {
       return "objectSize must be >= 0 objectSize=" + c.objectSize();
@@ -558,16 +563,19 @@ public final class MetaStateMachine {
       long prevEnd = -1;
       for (int bi = 0; bi < chunk.batches().size(); bi++) {
         BatchCommit b = chunk.batches().get(bi);
-        String at = " chunk=" + ci + " batch=" + bi;
         if (b.recordCount() < 1) {
-          return "recordCount must be >= 1" + at + " recordCount=" + b.recordCount();
+          return "recordCount must be >= 1" + at(ci, bi) + " recordCount=" + b.recordCount();
         }
         if (b.byteLength() < MIN_BATCH_BYTES) {
-          return "byteLength must be >= " + MIN_BATCH_BYTES + at + " byteLength=" + b.byteLength();
+          return "byteLength must be >= "
+              + MIN_BATCH_BYTES
+              + at(ci, bi)
+              + " byteLength="
+              + b.byteLength();
         }
         if (b.byteOffset() < 0 || b.byteOffset() > c.objectSize() - b.byteLength()) {
           return "batch lies outside the object"
-              + at
+              + at(ci, bi)
               + " byteOffset="
               + b.byteOffset()
               + " byteLength="
@@ -577,13 +585,13 @@ public final class MetaStateMachine {
         }
         if (b.byteOffset() < prevEnd) {
           return "batches must be in increasing, non-overlapping byte order"
-              + at
+              + at(ci, bi)
               + " byteOffset="
               + b.byteOffset();
         }
         if (b.producerId() >= 0 && (b.producerEpoch() < 0 || b.baseSequence() < 0)) {
           return "an idempotent batch needs producerEpoch >= 0 and baseSequence >= 0"
-              + at
+              + at(ci, bi)
               + " producerId="
               + b.producerId()
               + " producerEpoch="
