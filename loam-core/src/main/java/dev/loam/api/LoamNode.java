@@ -88,6 +88,30 @@ public final class LoamNode implements AutoCloseable {
   }
 
   /**
+   * Leaves the cluster gracefully before a planned shutdown (ownership-and-routing.txt
+   * "Transfers"): takes this node out of placement, transfers every stream it owns to another live
+   * node and waits (up to the drain timeout of {@link OwnershipSettings}) until the targets opened
+   * them, then deregisters. Returns how many transfers it started. Follow with {@link #close()}. A
+   * node that crashes instead is declared dead by the others after the liveness timeout.
+   */
+  public int leaveCluster() {
+    try {
+      return runtime.leave().get(closeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LoamException(LoamException.Kind.UNAVAILABLE, "interrupted leaving the cluster");
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new LoamException(
+          LoamException.Kind.UNAVAILABLE, "could not leave the cluster node=" + nodeId(), e);
+    }
+  }
+
+  /** Runs one ownership step now (renew, declare silent nodes dead, claim streams); for tests. */
+  public java.util.concurrent.CompletableFuture<Void> runOwnershipStep() {
+    return runtime.runOwnershipStep();
+  }
+
+  /**
    * Flushes buffered appends (waiting up to the close timeout for their verdicts), stops, and
    * closes what the builder created. Appends acknowledged before are durable regardless.
    */
@@ -147,6 +171,7 @@ public final class LoamNode implements AutoCloseable {
     private Executor ioExecutor;
     private NodeSettings settings = NodeSettings.defaults();
     private MetaSettings metaSettings = MetaSettings.defaults();
+    private OwnershipSettings ownershipSettings = OwnershipSettings.defaults();
     private Duration startTimeout = Duration.ofSeconds(30);
     private Duration closeTimeout = Duration.ofSeconds(30);
 
@@ -227,6 +252,12 @@ public final class LoamNode implements AutoCloseable {
       return this;
     }
 
+    /** Liveness timeout and ownership step interval (ownership-and-routing.txt). */
+    public Builder ownership(OwnershipSettings s) {
+      this.ownershipSettings = Objects.requireNonNull(s);
+      return this;
+    }
+
     /** Sequencer windows for an embedded metastore the builder creates. */
     public Builder metaSettings(MetaSettings s) {
       this.metaSettings = Objects.requireNonNull(s);
@@ -293,7 +324,18 @@ public final class LoamNode implements AutoCloseable {
           ioExec = cacheIo;
         }
         NodeRuntime rt =
-            NodeRuntime.start(nodeId, settings, os, expressStore, m, c, r, s, ioExec, startTimeout);
+            NodeRuntime.start(
+                nodeId,
+                settings,
+                os,
+                expressStore,
+                m,
+                c,
+                r,
+                s,
+                ioExec,
+                startTimeout,
+                ownershipSettings);
         return new LoamNode(rt, owned, closeTimeout);
       } catch (RuntimeException e) {
         for (int i = owned.size() - 1; i >= 0; i--) {

@@ -182,9 +182,28 @@ public interface Log {
   // ---------------------------------------------------------------- cluster (§3)
 
   /**
-   * The nodes of the cluster's registry, sorted by id; only those in {@code zone} when it is
-   * present. Liveness is registration for now: a node that stopped stays listed until a failure
-   * detector exists.
+   * The live nodes of the cluster, sorted by id; only those in {@code zone} when it is present. A
+   * node is live from its registration until it leaves or stops renewing for the liveness timeout
+   * ({@link OwnershipSettings}).
    */
   CompletableFuture<List<NodeDescription>> listNodes(Optional<String> zone);
+
+  // ---- ownership (ownership-and-routing.txt)
+
+  /** The stream's owner as this node sees it (its view may lag the log by a moment). */
+  CompletableFuture<StreamOwner> streamOwner(String namespace, String stream);
+
+  /**
+   * Moves a stream this node owns to {@code targetNodeId}, a live node: the transfer is pending
+   * (requests route to the target) until the target opens the stream. Owner-bound: fails with
+   * {@link NotOwnerException} on another node. Completes with the ownership once pending.
+   */
+  CompletableFuture<StreamOwner> transferStream(
+      String namespace, String stream, String targetNodeId);
+
+  /**
+   * Changes a node's slots (its placement weight) at runtime; only future placements move. 0 takes
+   * it out of placement.
+   */
+  CompletableFuture<NodeDescription> setNodeSlots(String nodeId, int slots);
 }

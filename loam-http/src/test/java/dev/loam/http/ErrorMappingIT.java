@@ -26,7 +26,7 @@ class ErrorMappingIT {
     return switch (k) {
       case INVALID -> 400;
       case NOT_FOUND -> 404;
-      case CONFLICT, FENCED -> 409;
+      case CONFLICT, FENCED, NOT_OWNER -> 409;
       case UNAVAILABLE -> 503;
       case OUTCOME_UNKNOWN -> 504;
       case CORRUPTION, INTERNAL -> 500;

@@ -3,9 +3,11 @@ package dev.loam.meta;
 import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.RetiredObject;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,6 +25,21 @@ public interface MetaReader {
   Optional<NodeInfo> node(String nodeId);
 
   List<NodeInfo> nodes();
+
+  /** The node's liveness (ownership-and-routing.txt); empty for an unregistered node. */
+  Optional<NodeStatus> nodeStatus(String nodeId);
+
+  /** The stream's ownership; empty for an unknown (or deleted) stream. */
+  Optional<StreamOwnership> ownership(long streamId);
+
+  /** How many streams are placed on or opened by {@code nodeId} (placement's numerator). */
+  int assignedStreams(String nodeId);
+
+  /** The node a PlaceStream applied now would choose; empty when no live node has slots. */
+  Optional<String> placementChoice();
+
+  /** The streams {@code nodeId} owns or is the pending transfer target of, in stream id order. */
+  List<StreamOwnership> ownershipsInvolving(String nodeId);
 
   boolean namespaceExists(String namespace);
 

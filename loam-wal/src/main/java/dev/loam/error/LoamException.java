@@ -26,7 +26,12 @@ public class LoamException extends RuntimeException {
     /** The request may or may not have taken effect; only a read can tell. */
     OUTCOME_UNKNOWN,
     /** A bug or broken invariant inside Loam. */
-    INTERNAL
+    INTERNAL,
+    /**
+     * The request must be served by the stream's owner, another node (ownership-and-routing.txt);
+     * the error names the owner and its address, and the same request there succeeds.
+     */
+    NOT_OWNER
   }
 
   private final Kind kind;

@@ -12,6 +12,7 @@ import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OffsetSpec;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.api.StreamDescription;
+import dev.loam.api.StreamOwner;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.StreamUpdate;
 import dev.loam.core.internal.WalWriter.BatchAck;
@@ -31,11 +32,14 @@ import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.batch.BatchSettings;
@@ -82,6 +86,7 @@ public final class LogService implements Log {
   private final int maxAppendBytes;
   private final Duration maxFetchWait;
   private final Map<Long, Sticky> sticky = new ConcurrentHashMap<>();
+  private final OwnershipAgent ownership;
 
   private record Sticky(long generation, int partition) {}
 
@@ -95,7 +100,9 @@ public final class LogService implements Log {
       ReadPath readPath,
       PartitionWatch watch,
       int maxAppendBytes,
-      Duration maxFetchWait) {
+      Duration maxFetchWait,
+      OwnershipAgent ownership) {
+    this.ownership = ownership;
     this.nodeId = nodeId;
     this.nodeEpoch = nodeEpoch;
     this.meta = meta;
@@ -198,32 +205,112 @@ public final class LogService implements Log {
             : update.compacted()
                 ? StreamConfig.CleanupPolicy.COMPACT
                 : StreamConfig.CleanupPolicy.DELETE;
-    return propose(
+    return proposeOwnerBound(
+            namespace,
+            stream,
             new UpdateStreamConfig(
                 origin(),
                 namespace,
                 stream,
                 update.retentionMillis(),
                 update.retentionBytes(),
-                policy),
-            "stream=" + namespace + "/" + stream)
+                policy))
         .thenApply(o -> describe(((Outcome.StreamConfigUpdated) o).stream()));
   }
 
   @Override
   public CompletableFuture<StreamDescription> addPartitions(
       String namespace, String stream, int partitions) {
-    return propose(
-            new AddPartitions(origin(), namespace, stream, partitions),
-            "stream=" + namespace + "/" + stream)
+    return proposeOwnerBound(
+            namespace, stream, new AddPartitions(origin(), namespace, stream, partitions))
         .thenApply(o -> describe(((Outcome.PartitionsAdded) o).stream()));
   }
 
   @Override
   public CompletableFuture<Void> deleteStream(String namespace, String stream) {
-    return propose(
-            new DeleteStream(origin(), namespace, stream), "stream=" + namespace + "/" + stream)
+    return proposeOwnerBound(namespace, stream, new DeleteStream(origin(), namespace, stream))
         .thenApply(o -> null);
+  }
+
+  /**
+   * Proposes an owner-bound command about a stream from this node as its owner (placing or opening
+   * it first as routing says); fails with {@link dev.loam.api.NotOwnerException} when another node
+   * owns it, and with the command's own typed error when it is refused.
+   */
+  private CompletableFuture<Outcome> proposeOwnerBound(String namespace, String stream, Command c) {
+    StreamInfo s;
+    try {
+      s = resolve(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return proposeOwnerBound(s, c, "stream=" + namespace + "/" + stream);
+  }
+
+  private CompletableFuture<Outcome> proposeOwnerBound(StreamInfo s, Command c, String subject) {
+    return ownership
+        .proposeOwnerBound(s, c)
+        .thenApply(
+            (Applied a) -> {
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                throw rejection(r, subject);
+              }
+              return a.outcome();
+            });
+  }
+
+  // ---------------------------------------------------------------- ownership
+
+  @Override
+  public CompletableFuture<StreamOwner> streamOwner(String namespace, String stream) {
+    return async(
+        () -> {
+          StreamInfo s = resolve(namespace, stream);
+          return meta.read(
+              r -> {
+                StreamOwnership o = ownership.ownership(r, s.id());
+                return new StreamOwner(
+                    o.state().name().toLowerCase(java.util.Locale.ROOT),
+                    o.owner() == null ? "" : o.owner(),
+                    o.owner() == null ? "" : address(r, o.owner()),
+                    o.streamEpoch(),
+                    o.transferTarget() == null ? "" : o.transferTarget());
+              });
+        });
+  }
+
+  private static String address(MetaReader r, String node) {
+    return r.node(node).map(NodeInfo::advertisedAddress).map(a -> a == null ? "" : a).orElse("");
+  }
+
+  @Override
+  public CompletableFuture<StreamOwner> transferStream(
+      String namespace, String stream, String targetNodeId) {
+    StreamInfo s;
+    try {
+      s = resolve(namespace, stream);
+      if (targetNodeId == null || targetNodeId.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID, "a transfer names its target node stream=" + namespace + "/" + stream);
+      }
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return ownership.transfer(s, targetNodeId).thenCompose(o -> streamOwner(namespace, stream));
+  }
+
+  @Override
+  public CompletableFuture<NodeDescription> setNodeSlots(String node, int slots) {
+    return ownership.setSlots(node, slots).thenApply(LogService::describeNode);
+  }
+
+  private static NodeDescription describeNode(NodeInfo n) {
+    return new NodeDescription(
+        n.id(),
+        n.epoch(),
+        n.advertisedAddress() == null ? "" : n.advertisedAddress(),
+        n.zone() == null ? "" : n.zone(),
+        n.slots());
   }
 
   private StreamDescription describe(StreamInfo s) {
@@ -273,6 +360,7 @@ public final class LogService implements Log {
           case NOT_FOUND -> Kind.NOT_FOUND;
           case INVALID -> Kind.INVALID;
           case STALE_NODE_EPOCH, UNKNOWN_NODE, FENCED -> Kind.FENCED;
+          case NOT_OWNER -> Kind.NOT_OWNER;
           case FUTURE_STAMP -> Kind.UNAVAILABLE;
           case OUT_OF_RANGE -> Kind.INVALID;
         };
@@ -769,7 +857,8 @@ public final class LogService implements Log {
     } catch (ArithmeticException e) {
       leaseMillis = Long.MAX_VALUE; // refused by the state machine as too long
     }
-    return propose(
+    return proposeOwnerBound(
+            s,
             new AcquireConsumerLease(origin(), s.id(), partition, consumer, holder, leaseMillis),
             consumerText(s, partition, consumer))
         .thenApply(o -> consumerState(s, ((Outcome.ConsumerLeaseGranted) o).lease()));
@@ -791,7 +880,8 @@ public final class LogService implements Log {
     }
     Command cmd =
         new CommitConsumerOffset(origin(), s.id(), partition, consumer, generation, offset);
-    return meta.propose(cmd)
+    return ownership
+        .proposeOwnerBound(s, cmd)
         .thenApply(
             (Applied a) -> {
               if (a.outcome() instanceof Outcome.Rejected r) {
@@ -881,17 +971,13 @@ public final class LogService implements Log {
   public CompletableFuture<List<NodeDescription>> listNodes(Optional<String> zone) {
     return async(
         () ->
-            meta.read(MetaReader::nodes).stream()
-                .filter(n -> zone.isEmpty() || zone.get().equals(n.zone()))
-                .map(
-                    n ->
-                        new NodeDescription(
-                            n.id(),
-                            n.epoch(),
-                            n.advertisedAddress() == null ? "" : n.advertisedAddress(),
-                            n.zone() == null ? "" : n.zone(),
-                            n.slots()))
-                .toList());
+            meta.read(
+                r ->
+                    r.nodes().stream()
+                        .filter(n -> r.nodeStatus(n.id()).map(NodeStatus::live).orElse(false))
+                        .filter(n -> zone.isEmpty() || zone.get().equals(n.zone()))
+                        .map(LogService::describeNode)
+                        .toList()));
   }
 
   private <T> CompletableFuture<T> async(java.util.function.Supplier<T> s) {

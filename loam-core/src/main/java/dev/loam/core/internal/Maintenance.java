@@ -3,6 +3,7 @@ package dev.loam.core.internal;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,22 +17,25 @@ import org.slf4j.LoggerFactory;
  * state machine driven from outside ({@link #poll()}, from NodeRuntime's scheduled task or a test);
  * it owns no thread. Overlapping polls join the pass in progress.
  *
- * <p>Until stream ownership exists (issue 7) every node runs this for every stream; the metastore's
- * fences (compare-and-swap swaps, policy-checked trims, idempotent deletes) keep concurrent runs
- * safe, at the cost of duplicated work.
+ * <p>A pass first runs the ownership step (claiming the streams placement gives this node), and
+ * retention and the segmenter then work only on the streams this node holds open: each of their
+ * commands carries the stream epoch ({@code OwnerFenced}), so a step decided before a reopen or a
+ * transfer is refused. GC is not per stream: every node runs it, and its deletes are idempotent.
  */
 final class Maintenance {
   private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
 
   static final int MAX_SEGMENTS_PER_PASS = 16;
 
+  private final OwnershipAgent ownership;
   private final RetentionTask retention;
   private final Segmenter segmenter;
   private final ObjectGc gc;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile CompletableFuture<Void> current = CompletableFuture.completedFuture(null);
 
-  Maintenance(RetentionTask retention, Segmenter segmenter, ObjectGc gc) {
+  Maintenance(OwnershipAgent ownership, RetentionTask retention, Segmenter segmenter, ObjectGc gc) {
+    this.ownership = ownership;
     this.retention = retention;
     this.segmenter = segmenter;
     this.gc = gc;
@@ -43,8 +47,9 @@ final class Maintenance {
       return current;
     }
     CompletableFuture<Void> f =
-        retention
-            .poll()
+        ownership
+            .tick()
+            .thenCompose(v -> retention.poll())
             .thenCompose(n -> segmentLoop(0))
             .thenCompose(n -> gc.poll())
             .handle(
@@ -69,16 +74,29 @@ final class Maintenance {
             made -> made ? segmentLoop(done + 1) : CompletableFuture.completedFuture(done));
   }
 
-  /** A stream's partition with its bounds, as read in one view. */
-  record Part(StreamInfo stream, PartitionInfo bounds) {}
+  /**
+   * A stream's partition with its bounds, and the stream epoch this node holds it open at, as read
+   * in one view.
+   */
+  record Part(StreamInfo stream, PartitionInfo bounds, long streamEpoch) {}
 
-  /** Every partition of every stream, in (namespace, stream, partition) order. */
-  static List<Part> partitions(MetaReader r) {
+  /**
+   * Every partition of every stream {@code nodeId} holds open at {@code nodeEpoch}, in (namespace,
+   * stream, partition) order.
+   */
+  static List<Part> ownedPartitions(MetaReader r, String nodeId, long nodeEpoch) {
     List<Part> out = new ArrayList<>();
     for (String ns : r.namespaces()) {
       for (StreamInfo s : r.streams(ns)) {
+        StreamOwnership o = r.ownership(s.id()).orElse(null);
+        if (o == null
+            || o.state() != StreamOwnership.State.OPEN
+            || !nodeId.equals(o.owner())
+            || o.ownerEpoch() != nodeEpoch) {
+          continue;
+        }
         for (int p = 0; p < s.config().partitions(); p++) {
-          r.partition(s.id(), p).ifPresent(b -> out.add(new Part(s, b)));
+          r.partition(s.id(), p).ifPresent(b -> out.add(new Part(s, b, o.streamEpoch())));
         }
       }
     }

@@ -2,6 +2,7 @@ package dev.loam.core.internal;
 
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
+import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
@@ -42,7 +43,9 @@ public final class NodeRuntime {
   private final DiskCache diskCache;
   private final LogService log;
   private final Maintenance maintenance;
+  private final OwnershipAgent ownership;
   private final ScheduledFuture<?> maintenanceTask;
+  private final ScheduledFuture<?> ownershipTask;
   private volatile boolean stopped;
 
   private NodeRuntime(
@@ -55,7 +58,8 @@ public final class NodeRuntime {
       InstantSource clock,
       RandomGenerator random,
       ScheduledExecutorService scheduler,
-      Executor ioExecutor) {
+      Executor ioExecutor,
+      OwnershipSettings ownershipSettings) {
     ObjectStore store =
         expressStore == null
             ? standardStore
@@ -118,6 +122,20 @@ public final class NodeRuntime {
     }
     ReadPath readPath = new ReadPath(store, tailCache, diskCache, readStats);
     ObjectStore gcStore = diskCache == null ? store : new InvalidatingObjectStore(store, diskCache);
+    this.ownership =
+        new OwnershipAgent(
+            nodeId,
+            epoch,
+            meta,
+            clock,
+            ownershipSettings,
+            () ->
+                new RegisterNode(
+                    new Origin(nodeId, epoch, clock.millis()),
+                    settings.advertisedAddress(),
+                    settings.slots(),
+                    settings.zone()),
+            scheduler);
     this.log =
         new LogService(
             nodeId,
@@ -129,10 +147,12 @@ public final class NodeRuntime {
             readPath,
             watch,
             settings.walObjectMaxBytes(),
-            settings.maxFetchWait());
+            settings.maxFetchWait(),
+            ownership);
     // Retention, segmenter and GC (stream-engine.txt §5), driven by the node's scheduler.
     this.maintenance =
         new Maintenance(
+            ownership,
             new RetentionTask(nodeId, () -> epoch, meta, clock),
             new Segmenter(
                 nodeId,
@@ -164,6 +184,17 @@ public final class NodeRuntime {
             every,
             every,
             TimeUnit.MILLISECONDS);
+    long tick = ownershipSettings.tickInterval().toMillis();
+    this.ownershipTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              if (!stopped) {
+                ownership.tick();
+              }
+            },
+            0,
+            tick,
+            TimeUnit.MILLISECONDS);
   }
 
   /** The disk cache's bound on files (its index lives in memory, about 200 bytes a range). */
@@ -188,6 +219,32 @@ public final class NodeRuntime {
         nodeId, settings, store, expressStore, meta, clock, random, scheduler, null, startTimeout);
   }
 
+  /** As the full {@code start} with default {@link OwnershipSettings}. */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      Duration startTimeout) {
+    return start(
+        nodeId,
+        settings,
+        store,
+        expressStore,
+        meta,
+        clock,
+        random,
+        scheduler,
+        ioExecutor,
+        startTimeout,
+        OwnershipSettings.defaults());
+  }
+
   /**
    * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
    * older, so a restart within the same millisecond still supersedes) and returns the runtime.
@@ -204,7 +261,8 @@ public final class NodeRuntime {
       RandomGenerator random,
       ScheduledExecutorService scheduler,
       Executor ioExecutor,
-      Duration startTimeout) {
+      Duration startTimeout,
+      OwnershipSettings ownershipSettings) {
     if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
       throw new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId);
     }
@@ -231,7 +289,17 @@ public final class NodeRuntime {
       throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
     }
     return new NodeRuntime(
-        nodeId, epoch, settings, store, expressStore, meta, clock, random, scheduler, ioExecutor);
+        nodeId,
+        epoch,
+        settings,
+        store,
+        expressStore,
+        meta,
+        clock,
+        random,
+        scheduler,
+        ioExecutor,
+        ownershipSettings);
   }
 
   public Log log() {
@@ -256,6 +324,21 @@ public final class NodeRuntime {
    */
   public CompletableFuture<Void> runMaintenance() {
     return maintenance.poll();
+  }
+
+  /**
+   * Leaves the cluster gracefully (ownership-and-routing.txt "Transfers"): out of placement, every
+   * owned stream transferred to another live node (waiting up to the drain timeout for the targets
+   * to open them), then deregistered. Completes with how many transfers were started. Call before
+   * {@link #drain()} and {@link #stop()} on a planned shutdown.
+   */
+  public CompletableFuture<Integer> leave() {
+    return ownership.leave();
+  }
+
+  /** Runs one ownership step now (renew, expire silent nodes, claim); for tests and tools. */
+  public CompletableFuture<Void> runOwnershipStep() {
+    return ownership.tick();
   }
 
   /** Read-path counters per tier. */
@@ -289,6 +372,7 @@ public final class NodeRuntime {
   public void stop() {
     stopped = true;
     maintenanceTask.cancel(false);
+    ownershipTask.cancel(false);
     writers.values().forEach(WalWriter::abandon);
     watch.close();
     if (diskCache != null) {

@@ -3,6 +3,7 @@ package dev.loam.core.internal;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.TrimPartition;
 import java.time.InstantSource;
@@ -36,12 +37,13 @@ final class RetentionTask {
 
   /** Proposes every trim due now; completes with how many were applied. Never fails. */
   CompletableFuture<Integer> poll() {
-    List<TrimPartition> trims = new ArrayList<>();
+    List<OwnerFenced> trims = new ArrayList<>();
     try {
       meta.read(
           r -> {
             long metaClock = r.clockMillis();
-            for (Maintenance.Part part : Maintenance.partitions(r)) {
+            for (Maintenance.Part part :
+                Maintenance.ownedPartitions(r, nodeId, epoch.getAsLong())) {
               StreamConfig cfg = part.stream().config();
               if (cfg.retentionMillis() < 0 && cfg.retentionBytes() < 0) {
                 continue;
@@ -52,7 +54,7 @@ final class RetentionTask {
                   r.indexEntries(id, p, part.bounds().logStartOffset(), MAX_SCAN_ENTRIES);
               TrimPartition t = trimFor(id, p, es, cfg, metaClock, part.bounds().logStartOffset());
               if (t != null) {
-                trims.add(t);
+                trims.add(new OwnerFenced(id, part.streamEpoch(), t));
               }
             }
             return null;
@@ -100,7 +102,7 @@ final class RetentionTask {
     return null;
   }
 
-  private CompletableFuture<Integer> proposeAll(List<TrimPartition> trims, int i, int applied) {
+  private CompletableFuture<Integer> proposeAll(List<OwnerFenced> trims, int i, int applied) {
     if (i >= trims.size()) {
       return CompletableFuture.completedFuture(applied);
     }

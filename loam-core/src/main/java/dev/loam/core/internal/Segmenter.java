@@ -4,6 +4,7 @@ import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.SwapSegment;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.wal.segment.Segment;
@@ -73,7 +74,7 @@ final class Segmenter {
     this.entryMaxBytes = entryMaxBytes;
   }
 
-  record Candidate(long streamId, int partition, List<IndexEntry> run) {}
+  record Candidate(long streamId, int partition, List<IndexEntry> run, long streamEpoch) {}
 
   static boolean isWal(IndexEntry e) {
     return e.objectKey().startsWith("wal/");
@@ -83,7 +84,7 @@ final class Segmenter {
   Candidate pick() {
     return meta.read(
         r -> {
-          for (Maintenance.Part part : Maintenance.partitions(r)) {
+          for (Maintenance.Part part : Maintenance.ownedPartitions(r, nodeId, epoch.getAsLong())) {
             long id = part.stream().id();
             int p = part.bounds().partition();
             List<IndexEntry> es =
@@ -103,7 +104,7 @@ final class Segmenter {
                 i++;
               }
               if (bytes >= thresholdBytes) {
-                return new Candidate(id, p, run);
+                return new Candidate(id, p, run, part.streamEpoch());
               }
             }
           }
@@ -168,7 +169,7 @@ final class Segmenter {
             entries);
     return store
         .create(key, seg.bytes())
-        .thenCompose(v -> meta.propose(swap))
+        .thenCompose(v -> meta.propose(new OwnerFenced(c.streamId(), c.streamEpoch(), swap)))
         .thenApply(
             a -> {
               if (a.outcome() instanceof Outcome.SegmentSwapped) {

@@ -12,10 +12,12 @@ import dev.loam.api.Header;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeDescription;
+import dev.loam.api.NotOwnerException;
 import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OffsetSpec;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.api.StreamDescription;
+import dev.loam.api.StreamOwner;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.StreamUpdate;
 import dev.loam.error.LoamException;
@@ -117,6 +119,52 @@ public final class Api {
 
   /** Routes a request; never throws (failures are answered as problem documents). */
   public Call route(FullHttpRequest req) {
+    String uri = req.uri();
+    Call c = routeRequest(req);
+    return new Call(
+        c.route(),
+        c.reply().exceptionallyCompose(t -> redirectIfNotOwner(t, uri)),
+        c.timeoutMillis(),
+        c.longPoll(),
+        c.write());
+  }
+
+  /**
+   * An owner-bound request reached a node that does not own the stream: 307 to the owner's
+   * advertised address with the same path and query (ownership-and-routing.txt "Routing"), so
+   * clients that follow redirects (curl -L, java.net.http with Redirect.NORMAL) resend it there. A
+   * 307 keeps the method and body. Without an advertised address the problem document names the
+   * owner instead (409 not_owner).
+   */
+  private static CompletableFuture<HttpReply> redirectIfNotOwner(Throwable t, String uri) {
+    Throwable cause = Errors.unwrap(t);
+    if (!(cause instanceof NotOwnerException ne) || ne.ownerAddress().isEmpty()) {
+      return CompletableFuture.failedFuture(cause);
+    }
+    String base = ne.ownerAddress();
+    if (base.endsWith("/")) {
+      base = base.substring(0, base.length() - 1);
+    }
+    if (!base.contains("://")) {
+      base = "http://" + base;
+    }
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("type", "urn:loam:problem:not_owner");
+    body.put("title", HttpResponseStatus.TEMPORARY_REDIRECT.reasonPhrase());
+    body.put("status", 307);
+    body.put("detail", ne.getMessage());
+    body.put("code", "not_owner");
+    body.put("owner", ne.ownerNodeId());
+    body.put("owner_address", ne.ownerAddress());
+    return CompletableFuture.completedFuture(
+        new HttpReply(
+            HttpResponseStatus.TEMPORARY_REDIRECT,
+            HttpReply.PROBLEM_JSON,
+            Json.bytes(body),
+            Map.of("Location", base + uri, "Loam-Owner", ne.ownerNodeId())));
+  }
+
+  private Call routeRequest(FullHttpRequest req) {
     String route = "unmatched";
     boolean longPoll = false;
     long timeout = limits.requestTimeoutMillis();
@@ -156,6 +204,34 @@ public final class Api {
         allow(m, "GET");
         onlyParams(q, Set.of("zone"));
         return new Call(route, nodes(param(q, "zone")), timeout, false, false);
+      }
+      if (n == 5
+          && top.equals("admin")
+          && seg.get(2).equals("nodes")
+          && seg.get(4).equals("slots")) {
+        route = "admin_node_slots";
+        allow(m, "PUT");
+        noParams(q);
+        return new Call(route, setSlots(seg.get(3), req), timeout, false, false);
+      }
+      if (n == 6
+          && top.equals("admin")
+          && seg.get(2).equals("streams")
+          && seg.get(5).equals("transfer")) {
+        route = "admin_stream_transfer";
+        allow(m, "POST");
+        onlyParams(q, Set.of("to"));
+        String to = param(q, "to");
+        if (to == null || to.isEmpty()) {
+          throw ApiException.invalid("a transfer names its target: ?to=<node id>");
+        }
+        return new Call(
+            route,
+            log.transferStream(seg.get(3), seg.get(4), to)
+                .thenApply(o -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(ownerJson(o)))),
+            timeout,
+            false,
+            false);
       }
       if (!top.equals("namespaces")) {
         throw notFoundRoute(q.rawPath());
@@ -224,7 +300,13 @@ public final class Api {
         return new Call(
             route,
             log.describeStream(ns, stream)
-                .thenApply(d -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(describe(d)))),
+                .thenCombine(
+                    log.streamOwner(ns, stream),
+                    (d, o) -> {
+                      ObjectNode body = describe(d);
+                      body.set("owner", ownerJson(o));
+                      return HttpReply.json(HttpResponseStatus.OK, Json.bytes(body));
+                    }),
             timeout,
             false,
             false);
@@ -409,6 +491,37 @@ public final class Api {
               o.put("producer_id", id.producerId());
               o.put("producer_epoch", id.producerEpoch());
               return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+            });
+  }
+
+  private static ObjectNode ownerJson(StreamOwner o) {
+    ObjectNode j = Json.MAPPER.createObjectNode();
+    j.put("state", o.state());
+    j.put("node_id", o.ownerNodeId());
+    j.put("address", o.ownerAddress());
+    j.put("stream_epoch", o.streamEpoch());
+    j.put("transfer_target", o.transferTarget());
+    return j;
+  }
+
+  /** {@code PUT /v1/admin/nodes/{id}/slots} {@code {"slots":n}}. */
+  private CompletableFuture<HttpReply> setSlots(String node, FullHttpRequest req) {
+    ObjectNode body = body(req);
+    Json.onlyFields(body, "", Set.of("slots"));
+    JsonNode slots = body.get("slots");
+    if (slots == null || !slots.isIntegralNumber() || !slots.canConvertToInt()) {
+      throw ApiException.invalid("slots must be an integer field=slots");
+    }
+    return log.setNodeSlots(node, slots.intValue())
+        .thenApply(
+            d -> {
+              ObjectNode no = Json.MAPPER.createObjectNode();
+              no.put("node_id", d.nodeId());
+              no.put("epoch", d.epoch());
+              no.put("address", d.advertisedAddress());
+              no.put("zone", d.zone());
+              no.put("slots", d.slots());
+              return HttpReply.json(HttpResponseStatus.OK, Json.bytes(no));
             });
   }
 

@@ -43,6 +43,9 @@ public final class Errors {
       // "maybe appended" (read to find out) from "failed".
       case OUTCOME_UNKNOWN -> HttpResponseStatus.GATEWAY_TIMEOUT;
       case CORRUPTION, INTERNAL -> HttpResponseStatus.INTERNAL_SERVER_ERROR;
+      // Answered as a 307 to the owner by Api when the owner has an address; without one, the
+      // request conflicts with the current owner.
+      case NOT_OWNER -> HttpResponseStatus.CONFLICT;
     };
   }
 

@@ -5,6 +5,7 @@ import dev.loam.error.LoamException;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
+import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
@@ -16,11 +17,19 @@ import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.DeregisterNode;
+import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.SwapSegment;
+import dev.loam.meta.command.TransferStream;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
@@ -50,6 +59,15 @@ public final class CommandCodec {
   static final int TAG_COMMIT_CONSUMER_OFFSET = 12;
   static final int TAG_UPDATE_STREAM_CONFIG = 13;
   static final int TAG_ADD_PARTITIONS = 14;
+  static final int TAG_RENEW_NODE = 15;
+  static final int TAG_EXPIRE_NODE = 16;
+  static final int TAG_DEREGISTER_NODE = 17;
+  static final int TAG_SET_NODE_SLOTS = 18;
+  static final int TAG_PLACE_STREAM = 19;
+  static final int TAG_OPEN_STREAM = 20;
+  static final int TAG_CLOSE_STREAM = 21;
+  static final int TAG_TRANSFER_STREAM = 22;
+  static final int TAG_OWNER_FENCED = 23;
 
   /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
   static final int UPDATE_RETENTION_MILLIS = 1;
@@ -194,6 +212,44 @@ public final class CommandCodec {
       w.u8(TAG_ADD_PARTITIONS);
       writeOrigin(w, c.origin());
       w.string(c.namespace()).string(c.name()).i32(c.partitions());
+    } else if (command instanceof RenewNode c) {
+      w.u8(TAG_RENEW_NODE);
+      writeOrigin(w, c.origin());
+    } else if (command instanceof ExpireNode c) {
+      w.u8(TAG_EXPIRE_NODE);
+      writeOrigin(w, c.origin());
+      w.string(c.nodeId()).i64(c.nodeEpoch()).i64(c.timeoutMillis());
+    } else if (command instanceof DeregisterNode c) {
+      w.u8(TAG_DEREGISTER_NODE);
+      writeOrigin(w, c.origin());
+    } else if (command instanceof SetNodeSlots c) {
+      w.u8(TAG_SET_NODE_SLOTS);
+      writeOrigin(w, c.origin());
+      w.string(c.nodeId()).i32(c.slots());
+    } else if (command instanceof PlaceStream c) {
+      w.u8(TAG_PLACE_STREAM);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId());
+    } else if (command instanceof OpenStream c) {
+      w.u8(TAG_OPEN_STREAM);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId());
+    } else if (command instanceof CloseStream c) {
+      w.u8(TAG_CLOSE_STREAM);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId()).i64(c.streamEpoch());
+    } else if (command instanceof TransferStream c) {
+      w.u8(TAG_TRANSFER_STREAM);
+      writeOrigin(w, c.origin());
+      w.i64(c.streamId()).i64(c.streamEpoch()).string(c.targetNodeId());
+    } else if (command instanceof OwnerFenced c) {
+      // The wrapped command as a whole encoded command (its own version byte and origin), so the
+      // wrapper never duplicates a command's layout.
+      w.u8(TAG_OWNER_FENCED);
+      w.i64(c.streamId()).i64(c.streamEpoch());
+      BinaryWriter inner = new BinaryWriter();
+      write(inner, c.inner());
+      w.bytes(inner.toByteArray());
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -342,10 +398,50 @@ public final class CommandCodec {
             String name = r.string("addPartitions.name");
             yield new AddPartitions(o, ns, name, r.i32("addPartitions.partitions"));
           }
+          case TAG_RENEW_NODE -> new RenewNode(readOrigin(r));
+          case TAG_EXPIRE_NODE -> {
+            Origin o = readOrigin(r);
+            String node = r.string("expireNode.nodeId");
+            long epoch = r.i64("expireNode.nodeEpoch");
+            yield new ExpireNode(o, node, epoch, r.i64("expireNode.timeoutMillis"));
+          }
+          case TAG_DEREGISTER_NODE -> new DeregisterNode(readOrigin(r));
+          case TAG_SET_NODE_SLOTS -> {
+            Origin o = readOrigin(r);
+            String node = r.string("setNodeSlots.nodeId");
+            yield new SetNodeSlots(o, node, r.i32("setNodeSlots.slots"));
+          }
+          case TAG_PLACE_STREAM -> new PlaceStream(readOrigin(r), r.i64("placeStream.streamId"));
+          case TAG_OPEN_STREAM -> new OpenStream(readOrigin(r), r.i64("openStream.streamId"));
+          case TAG_CLOSE_STREAM -> {
+            Origin o = readOrigin(r);
+            long streamId = r.i64("closeStream.streamId");
+            yield new CloseStream(o, streamId, r.i64("closeStream.streamEpoch"));
+          }
+          case TAG_TRANSFER_STREAM -> {
+            Origin o = readOrigin(r);
+            long streamId = r.i64("transferStream.streamId");
+            long epoch = r.i64("transferStream.streamEpoch");
+            yield new TransferStream(o, streamId, epoch, r.string("transferStream.targetNodeId"));
+          }
+          case TAG_OWNER_FENCED -> readOwnerFenced(r);
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();
     return c;
+  }
+
+  private static OwnerFenced readOwnerFenced(BinaryReader r) {
+    long streamId = r.i64("ownerFenced.streamId");
+    long epoch = r.i64("ownerFenced.streamEpoch");
+    byte[] innerBytes = r.bytes("ownerFenced.inner");
+    Command inner = decode(innerBytes);
+    if (!OwnerFenced.ownerBound(inner)) {
+      throw r.corrupt(
+          "ownerFenced.inner",
+          "not an owner-bound command type=" + inner.getClass().getSimpleName());
+    }
+    return new OwnerFenced(streamId, epoch, inner);
   }
 
   private static UpdateStreamConfig readUpdateStreamConfig(BinaryReader r) {

@@ -3,11 +3,13 @@ package dev.loam.meta.codec;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.meta.command.Outcome.BatchStatus;
 import dev.loam.meta.command.Outcome.RejectReason;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,6 +36,8 @@ public final class OutcomeCodec {
   static final int TAG_CONSUMER_OFFSET_COMMITTED = 12;
   static final int TAG_STREAM_CONFIG_UPDATED = 13;
   static final int TAG_PARTITIONS_ADDED = 14;
+  static final int TAG_NODE_STATUS_CHANGED = 15;
+  static final int TAG_OWNERSHIP_CHANGED = 16;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -103,6 +107,15 @@ public final class OutcomeCodec {
       w.u8(TAG_PARTITIONS_ADDED);
       writeStream(w, o.stream());
       w.i32(o.previousPartitions());
+    } else if (outcome instanceof Outcome.NodeStatusChanged o) {
+      w.u8(TAG_NODE_STATUS_CHANGED);
+      NodeStatus n = o.status();
+      w.string(n.nodeId()).i64(n.epoch()).bool(n.live()).i64(n.renewedAtMillis());
+      w.bool(o.changed()).i32(o.streamsClosed());
+    } else if (outcome instanceof Outcome.OwnershipChanged o) {
+      w.u8(TAG_OWNERSHIP_CHANGED);
+      writeOwnership(w, o.ownership());
+      w.bool(o.changed());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -159,6 +172,20 @@ public final class OutcomeCodec {
           case TAG_PARTITIONS_ADDED ->
               new Outcome.PartitionsAdded(
                   readStream(r), r.i32("partitionsAdded.previousPartitions"));
+          case TAG_NODE_STATUS_CHANGED -> {
+            NodeStatus n =
+                new NodeStatus(
+                    r.string("nodeStatus.nodeId"),
+                    r.i64("nodeStatus.epoch"),
+                    r.bool("nodeStatus.live"),
+                    r.i64("nodeStatus.renewedAtMillis"));
+            boolean changed = r.bool("nodeStatusChanged.changed");
+            yield new Outcome.NodeStatusChanged(n, changed, r.i32("nodeStatusChanged.closed"));
+          }
+          case TAG_OWNERSHIP_CHANGED -> {
+            StreamOwnership so = readOwnership(r, "ownership");
+            yield new Outcome.OwnershipChanged(so, r.bool("ownershipChanged.changed"));
+          }
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();
@@ -194,6 +221,37 @@ public final class OutcomeCodec {
     return new Outcome.WalCommitted(dedup, chunks);
   }
 
+  /** Writes a stream's ownership (shared with the snapshot layout). */
+  public static void writeOwnership(BinaryWriter w, StreamOwnership o) {
+    w.i64(o.streamId())
+        .u8(o.state().code())
+        .nullableString(o.owner())
+        .i64(o.ownerEpoch())
+        .i64(o.streamEpoch())
+        .nullableString(o.transferTarget());
+  }
+
+  /** Reads what {@link #writeOwnership} wrote; a state inconsistent with its owner is corrupt. */
+  public static StreamOwnership readOwnership(BinaryReader r, String field) {
+    long streamId = r.i64(field + ".streamId");
+    int code = r.u8(field + ".state");
+    StreamOwnership.State state = StreamOwnership.State.ofCode(code);
+    if (state == null) {
+      throw r.corrupt(field + ".state", "unknown code=" + code);
+    }
+    String owner = r.nullableString(field + ".owner");
+    long ownerEpoch = r.i64(field + ".ownerEpoch");
+    long streamEpoch = r.i64(field + ".streamEpoch");
+    String target = r.nullableString(field + ".transferTarget");
+    boolean owned = state == StreamOwnership.State.PLACED || state == StreamOwnership.State.OPEN;
+    if (owned != (owner != null) || (target != null && state != StreamOwnership.State.OPEN)) {
+      throw r.corrupt(
+          field + ".owner",
+          "owner or transfer target inconsistent with state=" + state + " streamId=" + streamId);
+    }
+    return new StreamOwnership(streamId, state, owner, ownerEpoch, streamEpoch, target);
+  }
+
   // Stable wire codes, independent of enum declaration order.
 
   static int reasonCode(RejectReason reason) {
@@ -208,6 +266,7 @@ public final class OutcomeCodec {
       case INVALID -> 8;
       case FENCED -> 9;
       case OUT_OF_RANGE -> 10;
+      case NOT_OWNER -> 11;
     };
   }
 

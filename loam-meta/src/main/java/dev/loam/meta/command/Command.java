@@ -18,7 +18,16 @@ public sealed interface Command
         AcquireConsumerLease,
         CommitConsumerOffset,
         UpdateStreamConfig,
-        AddPartitions {
+        AddPartitions,
+        RenewNode,
+        ExpireNode,
+        DeregisterNode,
+        SetNodeSlots,
+        PlaceStream,
+        OpenStream,
+        CloseStream,
+        TransferStream,
+        OwnerFenced {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -29,7 +29,9 @@ public sealed interface Outcome {
     /** A consumer lease generation that is not current, or whose lease expired (§7). */
     FENCED,
     /** A committed offset outside the partition's {@code [logStartOffset, highWatermark]}. */
-    OUT_OF_RANGE
+    OUT_OF_RANGE,
+    /** An owner-bound command from a node that does not own the stream (ownership). */
+    NOT_OWNER
   }
 
   /** RegisterNode succeeded. */
@@ -104,4 +106,17 @@ public sealed interface Outcome {
    * [previousPartitions, stream.config().partitions())} are new and empty.
    */
   record PartitionsAdded(StreamInfo stream, int previousPartitions) implements Outcome {}
+
+  /**
+   * RenewNode, ExpireNode or DeregisterNode succeeded: the node's status after it, and how many
+   * streams it owned were closed ({@code changed} false: nothing to do, e.g. already dead).
+   */
+  record NodeStatusChanged(NodeStatus status, boolean changed, int streamsClosed)
+      implements Outcome {}
+
+  /**
+   * PlaceStream, OpenStream, CloseStream or TransferStream succeeded: the stream's ownership after
+   * it; {@code changed} false for an idempotent no-op (e.g. placing a placed stream).
+   */
+  record OwnershipChanged(StreamOwnership ownership, boolean changed) implements Outcome {}
 }

@@ -10,6 +10,7 @@ import dev.loam.meta.codec.OutcomeCodec;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
+import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
@@ -21,19 +22,29 @@ import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.DeregisterNode;
+import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
+import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.meta.command.Outcome.BatchStatus;
 import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.RenewNode;
 import dev.loam.meta.command.RetiredObject;
+import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
 import dev.loam.meta.command.SwapSegment;
+import dev.loam.meta.command.TransferStream;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.meta.state.PartitionState.ProducerState;
@@ -71,10 +82,11 @@ public final class MetaStateMachine {
    * The newest snapshot version written. Each state is written in the oldest version that can hold
    * it, so older states stay byte-identical to what older writers produced: version 1 without
    * retired objects, producer ids or named consumers; version 2 with retired objects only; version
-   * 3 (retired objects, the producer-id counter and named consumers) otherwise. Restore reads all
-   * three (metastore-snapshot.md).
+   * 3 (retired objects, the producer-id counter and named consumers) when there is no ownership
+   * activity; version 4 (version 3 plus node liveness and stream ownership) otherwise. Restore
+   * reads all four (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 3;
+  public static final int SNAPSHOT_VERSION = 4;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -141,6 +153,9 @@ public final class MetaStateMachine {
           Comparator.comparingLong(RetiredObject::retiredAtMillis)
               .thenComparing(RetiredObject::objectKey));
 
+  /** Node liveness and stream ownership (ownership-and-routing.txt). */
+  private final OwnershipTable ownership = new OwnershipTable();
+
   private final View view = new View();
 
   /** An empty state holding only the default namespace, at applied index 0. */
@@ -188,6 +203,19 @@ public final class MetaStateMachine {
     if (fenced != null) {
       return fenced;
     }
+    if (command instanceof OwnerFenced c) {
+      return ownerFenced(c);
+    }
+    if (OwnerFenced.ownerBound(command)) {
+      Outcome.Rejected notOwner = checkOwner(command);
+      if (notOwner != null) {
+        return notOwner;
+      }
+    }
+    return dispatch(command);
+  }
+
+  private Outcome dispatch(Command command) {
     if (command instanceof CreateNamespace c) {
       return createNamespace(c);
     } else if (command instanceof DeleteNamespace c) {
@@ -214,6 +242,22 @@ public final class MetaStateMachine {
       return updateStreamConfig(c);
     } else if (command instanceof AddPartitions c) {
       return addPartitions(c);
+    } else if (command instanceof RenewNode c) {
+      return renewNode(c);
+    } else if (command instanceof ExpireNode c) {
+      return expireNode(c);
+    } else if (command instanceof DeregisterNode c) {
+      return deregisterNode(c);
+    } else if (command instanceof SetNodeSlots c) {
+      return setNodeSlots(c);
+    } else if (command instanceof PlaceStream c) {
+      return placeStream(c);
+    } else if (command instanceof OpenStream c) {
+      return openStream(c);
+    } else if (command instanceof CloseStream c) {
+      return closeStream(c);
+    } else if (command instanceof TransferStream c) {
+      return transferStream(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -238,6 +282,13 @@ public final class MetaStateMachine {
     NodeInfo node =
         new NodeInfo(o.nodeId(), o.nodeEpoch(), c.advertisedAddress(), c.slots(), c.zone());
     nodes.put(node.id(), node);
+    if (current == null || o.nodeEpoch() > current.epoch()) {
+      ownership.registeredAnew(node.id());
+    } else if (!ownership.live(node.id())) {
+      // The same process again after it was declared dead (a long pause): alive from now on. Its
+      // streams were closed when it died; it owns nothing until it opens something again.
+      ownership.renewed(node.id(), clockMillis);
+    }
     return new Outcome.NodeRegistered(node);
   }
 
@@ -262,6 +313,14 @@ public final class MetaStateMachine {
               + " registeredEpoch="
               + n.epoch());
     }
+    if (!ownership.live(o.nodeId())) {
+      return rejected(
+          RejectReason.UNKNOWN_NODE,
+          "node was declared dead or left; it must register again node="
+              + o.nodeId()
+              + " epoch="
+              + o.nodeEpoch());
+    }
     return null;
   }
 
@@ -274,6 +333,286 @@ public final class MetaStateMachine {
             + o.nodeEpoch()
             + " registeredEpoch="
             + n.epoch());
+  }
+
+  // ---- liveness and stream ownership (ownership-and-routing.txt)
+
+  private Outcome renewNode(RenewNode c) {
+    ownership.renewed(c.origin().nodeId(), clockMillis);
+    return new Outcome.NodeStatusChanged(ownership.status(nodes.get(c.origin().nodeId())), true, 0);
+  }
+
+  private Outcome expireNode(ExpireNode c) {
+    String where = " node=" + c.nodeId() + " epoch=" + c.nodeEpoch();
+    if (c.timeoutMillis() < ExpireNode.MIN_TIMEOUT_MILLIS) {
+      return rejected(
+          RejectReason.INVALID,
+          "timeoutMillis must be >= "
+              + ExpireNode.MIN_TIMEOUT_MILLIS
+              + where
+              + " timeoutMillis="
+              + c.timeoutMillis());
+    }
+    NodeInfo n = c.nodeId() == null ? null : nodes.get(c.nodeId());
+    if (n == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such node" + where);
+    }
+    if (n.epoch() != c.nodeEpoch()) {
+      return rejected(
+          RejectReason.CONFLICT,
+          "the node is registered at another epoch" + where + " registeredEpoch=" + n.epoch());
+    }
+    if (!ownership.live(n.id())) {
+      return new Outcome.NodeStatusChanged(ownership.status(n), false, 0);
+    }
+    long renewedAt = ownership.renewedAt(n);
+    if (clockMillis - renewedAt < c.timeoutMillis()) {
+      return rejected(
+          RejectReason.CONFLICT,
+          "the node is still live"
+              + where
+              + " renewedAt="
+              + renewedAt
+              + " clock="
+              + clockMillis
+              + " timeoutMillis="
+              + c.timeoutMillis());
+    }
+    ownership.markDead(n.id());
+    int closed = ownership.release(n.id());
+    return new Outcome.NodeStatusChanged(ownership.status(n), true, closed);
+  }
+
+  private Outcome deregisterNode(DeregisterNode c) {
+    NodeInfo n = nodes.get(c.origin().nodeId());
+    ownership.markDead(n.id());
+    int closed = ownership.release(n.id());
+    return new Outcome.NodeStatusChanged(ownership.status(n), true, closed);
+  }
+
+  private Outcome setNodeSlots(SetNodeSlots c) {
+    NodeInfo n = c.nodeId() == null ? null : nodes.get(c.nodeId());
+    if (n == null) {
+      return rejected(RejectReason.NOT_FOUND, "no such node node=" + c.nodeId());
+    }
+    if (c.slots() < 0 || c.slots() > SetNodeSlots.MAX_SLOTS) {
+      return rejected(
+          RejectReason.INVALID,
+          "slots must be 0.." + SetNodeSlots.MAX_SLOTS + " node=" + n.id() + " slots=" + c.slots());
+    }
+    NodeInfo updated = new NodeInfo(n.id(), n.epoch(), n.advertisedAddress(), c.slots(), n.zone());
+    nodes.put(n.id(), updated);
+    return new Outcome.NodeRegistered(updated);
+  }
+
+  private Outcome placeStream(PlaceStream c) {
+    if (!streamsById.containsKey(c.streamId())) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream streamId=" + c.streamId());
+    }
+    StreamOwnership cur = ownership.get(c.streamId());
+    if (cur.owned()) {
+      return new Outcome.OwnershipChanged(cur, false);
+    }
+    String chosen = ownership.choose(nodes.values());
+    if (chosen == null) {
+      return rejected(
+          RejectReason.NOT_FOUND, "no live node with slots to place on streamId=" + c.streamId());
+    }
+    StreamOwnership next =
+        new StreamOwnership(
+            c.streamId(),
+            StreamOwnership.State.PLACED,
+            chosen,
+            nodes.get(chosen).epoch(),
+            cur.streamEpoch(),
+            null);
+    ownership.put(next);
+    return new Outcome.OwnershipChanged(next, true);
+  }
+
+  private Outcome openStream(OpenStream c) {
+    if (!streamsById.containsKey(c.streamId())) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream streamId=" + c.streamId());
+    }
+    Origin o = c.origin();
+    StreamOwnership cur = ownership.get(c.streamId());
+    if (cur.state() == StreamOwnership.State.OPEN
+        && o.nodeId().equals(cur.owner())
+        && cur.ownerEpoch() == o.nodeEpoch()
+        && cur.transferTarget() == null) {
+      return new Outcome.OwnershipChanged(cur, false);
+    }
+    if (cur.transferTarget() != null && !cur.transferTarget().equals(o.nodeId())) {
+      return notOwner(cur, cur.transferTarget(), "a transfer is pending");
+    }
+    if (cur.transferTarget() == null && cur.owned() && !o.nodeId().equals(cur.owner())) {
+      return notOwner(cur, cur.owner(), "the stream is owned by another node");
+    }
+    // The owner (again, or at a new node epoch), the transfer target, or any node reviving a stream
+    // without owner: the stream epoch moves, fencing everything decided under the earlier opening.
+    StreamOwnership next =
+        new StreamOwnership(
+            c.streamId(),
+            StreamOwnership.State.OPEN,
+            o.nodeId(),
+            o.nodeEpoch(),
+            cur.streamEpoch() + 1,
+            null);
+    ownership.put(next);
+    return new Outcome.OwnershipChanged(next, true);
+  }
+
+  private Outcome closeStream(CloseStream c) {
+    if (!streamsById.containsKey(c.streamId())) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream streamId=" + c.streamId());
+    }
+    StreamOwnership cur = ownership.get(c.streamId());
+    if (cur.state() == StreamOwnership.State.CLOSED && cur.streamEpoch() == c.streamEpoch()) {
+      return new Outcome.OwnershipChanged(cur, false); // a retry of this close
+    }
+    Outcome.Rejected refused = checkOpenBy(cur, c.origin(), c.streamEpoch());
+    if (refused != null) {
+      return refused;
+    }
+    StreamOwnership next =
+        new StreamOwnership(
+            c.streamId(), StreamOwnership.State.CLOSED, null, 0, cur.streamEpoch(), null);
+    ownership.put(next);
+    return new Outcome.OwnershipChanged(next, true);
+  }
+
+  private Outcome transferStream(TransferStream c) {
+    if (!streamsById.containsKey(c.streamId())) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream streamId=" + c.streamId());
+    }
+    StreamOwnership cur = ownership.get(c.streamId());
+    Outcome.Rejected refused = checkOpenBy(cur, c.origin(), c.streamEpoch());
+    if (refused != null) {
+      return refused;
+    }
+    String target = c.targetNodeId();
+    NodeInfo t = target == null ? null : nodes.get(target);
+    if (t == null || !ownership.live(target)) {
+      return rejected(
+          RejectReason.NOT_FOUND,
+          "transfer target is not a live node streamId=" + c.streamId() + " target=" + target);
+    }
+    if (target.equals(cur.owner())) {
+      return rejected(
+          RejectReason.INVALID,
+          "transfer target is the owner streamId=" + c.streamId() + " target=" + target);
+    }
+    if (target.equals(cur.transferTarget())) {
+      return new Outcome.OwnershipChanged(cur, false);
+    }
+    StreamOwnership next =
+        new StreamOwnership(
+            cur.streamId(), cur.state(), cur.owner(), cur.ownerEpoch(), cur.streamEpoch(), target);
+    ownership.put(next);
+    return new Outcome.OwnershipChanged(next, true);
+  }
+
+  private Outcome ownerFenced(OwnerFenced c) {
+    if (!OwnerFenced.ownerBound(c.inner())) {
+      return rejected(
+          RejectReason.INVALID,
+          "not an owner-bound command type=" + c.inner().getClass().getSimpleName());
+    }
+    long about = streamOf(c.inner());
+    if (about != c.streamId()) {
+      return rejected(
+          RejectReason.INVALID,
+          "the fenced command is about another stream streamId="
+              + c.streamId()
+              + " commandStreamId="
+              + about);
+    }
+    Outcome.Rejected refused =
+        checkOpenBy(ownership.get(c.streamId()), c.origin(), c.streamEpoch());
+    if (refused != null) {
+      return refused;
+    }
+    return dispatch(c.inner());
+  }
+
+  /**
+   * The owner-bound check of a command without a stream epoch: refused when the stream has an owner
+   * and the proposer does not hold it open at its node epoch. A stream without owner (unplaced or
+   * closed) takes it from anyone: there is no other writer, and the next open fences the proposer.
+   */
+  private Outcome.Rejected checkOwner(Command command) {
+    long streamId = streamOf(command);
+    if (streamId < 0) {
+      return null; // no such stream: the command itself answers NOT_FOUND
+    }
+    StreamOwnership cur = ownership.get(streamId);
+    if (!cur.owned()) {
+      return null;
+    }
+    Origin o = command.origin();
+    if (cur.state() == StreamOwnership.State.OPEN
+        && o.nodeId().equals(cur.owner())
+        && cur.ownerEpoch() == o.nodeEpoch()) {
+      return null;
+    }
+    return notOwner(cur, cur.owner(), "owner-bound command from a node that does not hold it open");
+  }
+
+  /** The proposer must hold the stream open at its node epoch and at {@code streamEpoch}. */
+  private Outcome.Rejected checkOpenBy(StreamOwnership cur, Origin o, long streamEpoch) {
+    if (cur.state() != StreamOwnership.State.OPEN
+        || !o.nodeId().equals(cur.owner())
+        || cur.ownerEpoch() != o.nodeEpoch()) {
+      return notOwner(cur, cur.owner(), "the proposer does not hold the stream open");
+    }
+    if (streamEpoch != cur.streamEpoch()) {
+      // NOT_OWNER, not FENCED: the proposer no longer holds the stream at the epoch it acted under
+      // (FENCED stays the inner commands' own verdict, e.g. a stale consumer generation).
+      return rejected(
+          RejectReason.NOT_OWNER,
+          "stale stream epoch streamId="
+              + cur.streamId()
+              + " streamEpoch="
+              + streamEpoch
+              + " currentStreamEpoch="
+              + cur.streamEpoch());
+    }
+    return null;
+  }
+
+  private static Outcome.Rejected notOwner(StreamOwnership cur, String owner, String why) {
+    return rejected(
+        RejectReason.NOT_OWNER,
+        why
+            + " streamId="
+            + cur.streamId()
+            + " owner="
+            + owner
+            + " state="
+            + cur.state()
+            + " streamEpoch="
+            + cur.streamEpoch());
+  }
+
+  /** The id of the stream an owner-bound command is about, or -1 if it names no live stream. */
+  private long streamOf(Command c) {
+    StreamState s = null;
+    if (c instanceof SwapSegment x) {
+      return streamsById.containsKey(x.streamId()) ? x.streamId() : -1;
+    } else if (c instanceof TrimPartition x) {
+      return streamsById.containsKey(x.streamId()) ? x.streamId() : -1;
+    } else if (c instanceof AcquireConsumerLease x) {
+      return streamsById.containsKey(x.streamId()) ? x.streamId() : -1;
+    } else if (c instanceof CommitConsumerOffset x) {
+      return streamsById.containsKey(x.streamId()) ? x.streamId() : -1;
+    } else if (c instanceof UpdateStreamConfig x) {
+      s = streamNamed(x.namespace(), x.name());
+    } else if (c instanceof AddPartitions x) {
+      s = streamNamed(x.namespace(), x.name());
+    } else if (c instanceof DeleteStream x) {
+      s = streamNamed(x.namespace(), x.name());
+    }
+    return s == null ? -1 : s.info.id();
   }
 
   // ---- namespaces and streams
@@ -403,6 +742,7 @@ public final class MetaStateMachine {
     // The partition state goes with it: later commits naming this id get UNKNOWN_PARTITION, and
     // the id is never handed out again (nextStreamId only grows).
     streamsById.remove(s.info.id());
+    ownership.remove(s.info.id());
     // Its named consumers go too: a stream re-created under this name is another stream (new id)
     // and starts without committed offsets.
     consumersOf(s.info.id()).clear();
@@ -1323,6 +1663,34 @@ public final class MetaStateMachine {
     }
 
     @Override
+    public Optional<NodeStatus> nodeStatus(String nodeId) {
+      NodeInfo n = nodeId == null ? null : nodes.get(nodeId);
+      return n == null ? Optional.empty() : Optional.of(ownership.status(n));
+    }
+
+    @Override
+    public Optional<StreamOwnership> ownership(long streamId) {
+      return streamsById.containsKey(streamId)
+          ? Optional.of(ownership.get(streamId))
+          : Optional.empty();
+    }
+
+    @Override
+    public int assignedStreams(String nodeId) {
+      return ownership.assigned(nodeId);
+    }
+
+    @Override
+    public Optional<String> placementChoice() {
+      return Optional.ofNullable(ownership.choose(nodes.values()));
+    }
+
+    @Override
+    public List<StreamOwnership> ownershipsInvolving(String nodeId) {
+      return ownership.involving(nodeId);
+    }
+
+    @Override
     public boolean namespaceExists(String namespace) {
       return namespaces.containsKey(namespace);
     }
@@ -1439,7 +1807,9 @@ public final class MetaStateMachine {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
     int version;
-    if (nextProducerId != 0 || !consumers.isEmpty()) {
+    if (!ownership.isDefault()) {
+      version = 4;
+    } else if (nextProducerId != 0 || !consumers.isEmpty()) {
       version = 3;
     } else {
       version = retiredByTime.isEmpty() ? 1 : 2;
@@ -1500,6 +1870,9 @@ public final class MetaStateMachine {
       for (ConsumerLease l : consumers.values()) {
         CommandCodec.writeLease(w, l);
       }
+    }
+    if (version >= 4) {
+      ownership.write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -1667,6 +2040,9 @@ public final class MetaStateMachine {
         m.consumers.put(key, l);
         prevKey = key;
       }
+    }
+    if (version >= 4) {
+      m.ownership.read(r, m.nodes, m.streamsById.keySet());
     }
     r.expectEnd();
     return m;

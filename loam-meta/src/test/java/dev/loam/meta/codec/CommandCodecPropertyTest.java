@@ -247,8 +247,38 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> addPartitions =
         Combinators.combine(origins(), text(), text(), Arbitraries.integers())
             .as(dev.loam.meta.command.AddPartitions::new);
+    Arbitrary<Long> ids = Arbitraries.longs();
+    Arbitrary<Command> renew = origins().map(dev.loam.meta.command.RenewNode::new);
+    Arbitrary<Command> expire =
+        Combinators.combine(origins(), text(), ids, ids).as(dev.loam.meta.command.ExpireNode::new);
+    Arbitrary<Command> deregister = origins().map(dev.loam.meta.command.DeregisterNode::new);
+    Arbitrary<Command> slots =
+        Combinators.combine(origins(), text(), Arbitraries.integers())
+            .as(dev.loam.meta.command.SetNodeSlots::new);
+    Arbitrary<Command> place =
+        Combinators.combine(origins(), ids).as(dev.loam.meta.command.PlaceStream::new);
+    Arbitrary<Command> open =
+        Combinators.combine(origins(), ids).as(dev.loam.meta.command.OpenStream::new);
+    Arbitrary<Command> close =
+        Combinators.combine(origins(), ids, ids).as(dev.loam.meta.command.CloseStream::new);
+    Arbitrary<Command> transfer =
+        Combinators.combine(origins(), ids, ids, text())
+            .as(dev.loam.meta.command.TransferStream::new);
+    Arbitrary<Command> fenced =
+        Combinators.combine(
+                ids, ids, Arbitraries.oneOf(List.of(update, addPartitions, acquire, swap, trim)))
+            .as(dev.loam.meta.command.OwnerFenced::new);
     return Arbitraries.oneOf(
         List.of(
+            renew,
+            expire,
+            deregister,
+            slots,
+            place,
+            open,
+            close,
+            transfer,
+            fenced,
             update,
             addPartitions,
             allocate,
@@ -326,8 +356,44 @@ class CommandCodecPropertyTest {
     Arbitrary<Outcome> configUpdated = info.map(Outcome.StreamConfigUpdated::new);
     Arbitrary<Outcome> partitionsAdded =
         Combinators.combine(info, Arbitraries.integers()).as(Outcome.PartitionsAdded::new);
+    Arbitrary<Outcome> nodeStatus =
+        Combinators.combine(
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.of(true, false),
+                Arbitraries.longs(),
+                Arbitraries.of(true, false),
+                Arbitraries.integers())
+            .as(
+                (id, epoch, live, at, changed, closed) ->
+                    new Outcome.NodeStatusChanged(
+                        new dev.loam.meta.command.NodeStatus(id, epoch, live, at),
+                        changed,
+                        closed));
+    Arbitrary<dev.loam.meta.command.StreamOwnership> ownership =
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.of(dev.loam.meta.command.StreamOwnership.State.class),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                text().injectNull(0.5))
+            .as(
+                (id, state, owner, ownerEpoch, epoch, target) -> {
+                  boolean owned =
+                      state == dev.loam.meta.command.StreamOwnership.State.PLACED
+                          || state == dev.loam.meta.command.StreamOwnership.State.OPEN;
+                  boolean open = state == dev.loam.meta.command.StreamOwnership.State.OPEN;
+                  return new dev.loam.meta.command.StreamOwnership(
+                      id, state, owned ? owner : null, ownerEpoch, epoch, open ? target : null);
+                });
+    Arbitrary<Outcome> ownershipChanged =
+        Combinators.combine(ownership, Arbitraries.of(true, false))
+            .as(Outcome.OwnershipChanged::new);
     return Arbitraries.oneOf(
         List.of(
+            nodeStatus,
+            ownershipChanged,
             configUpdated,
             partitionsAdded,
             rejected,

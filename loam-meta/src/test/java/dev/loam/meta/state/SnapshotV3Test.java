@@ -87,7 +87,7 @@ class SnapshotV3Test {
   @Test
   void aVersionNewerThanThisReaderIsCorruption() {
     byte[] snap = new MetaStateMachine(MetaSettings.defaults()).snapshot();
-    ByteBuffer.wrap(snap).putShort(4, (short) 4);
+    ByteBuffer.wrap(snap).putShort(4, (short) (MetaStateMachine.SNAPSHOT_VERSION + 1));
     assertThatThrownBy(() -> MetaStateMachine.restore(snap, MetaSettings.defaults()))
         .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("version");
