@@ -164,11 +164,13 @@ public final class LoadBench {
           ScenarioRuns s = all.get(i);
           System.out.printf("run %d/%d %s%n", r, o.runs(), s.config().describe());
           LoadRun.Result res = new LoadRun(s.config()).run();
+          res.figures().put("load_average_1m_at_end", loadAverage());
           s.runs().add(res);
           System.out.println("  " + oneLine(res.figures()));
           if (broker != null) {
             System.out.printf("run %d/%d kafka %s%n", r, o.runs(), s.config().name());
             LoadRun.Result k = new KafkaRun(s.config(), broker, "load-" + i + "-" + r).run();
+            k.figures().put("load_average_1m_at_end", loadAverage());
             s.kafka().add(k);
             System.out.println("  kafka: " + oneLineKafka(k.figures()));
           }
@@ -403,7 +405,7 @@ public final class LoadBench {
         Locale.ROOT,
         "%.0f rec/s %.1f MB/s | ack p50 %.1f p99 %.1f p99.9 %.1f max %.1f ms | e2e p50 %.1f p99"
             + " %.1f ms | cpu %.2f s/GB %.2f us/rec | alloc %.0f B/rec | PUT %.1f/s %.0f B/PUT, GET"
-            + " %.1f/s | proposals %.1f/s | mean PUT %.1f ms, commit %.1f ms%s",
+            + " %.1f/s | proposals %.1f/s | mean PUT %.1f ms, commit %.1f ms | load %.1f%s",
         number(f, new String[] {"records_per_s"}),
         number(f, new String[] {"mb_per_s"}),
         number(f, new String[] {"ack_latency_ms", "p50"}),
@@ -421,6 +423,7 @@ public final class LoadBench {
         number(f, new String[] {"metastore_proposals_per_s"}),
         number(f, new String[] {"mean_put_ms_whole_run"}),
         number(f, new String[] {"mean_commit_ms_whole_run"}),
+        number(f, new String[] {"load_average_1m_at_end"}),
         failedNote(f));
   }
 
@@ -428,7 +431,8 @@ public final class LoadBench {
     return String.format(
         Locale.ROOT,
         "%.0f rec/s %.1f MB/s | ack p50 %.1f p99 %.1f p99.9 %.1f max %.1f ms | e2e p50 %.1f p99"
-            + " %.1f ms | cpu %.2f s/GB %.2f us/rec (broker %.2f + client %.2f cores)%s",
+            + " %.1f ms | cpu %.2f s/GB %.2f us/rec (broker %.2f + client %.2f cores) | load"
+            + " %.1f%s",
         number(f, new String[] {"records_per_s"}),
         number(f, new String[] {"mb_per_s"}),
         number(f, new String[] {"ack_latency_ms", "p50"}),
@@ -441,6 +445,7 @@ public final class LoadBench {
         number(f, new String[] {"cpu_us_per_record"}),
         number(f, new String[] {"broker_cpu_cores_busy"}),
         number(f, new String[] {"client_cpu_cores_busy"}),
+        number(f, new String[] {"load_average_1m_at_end"}),
         failedNote(f));
   }
 
