@@ -192,7 +192,8 @@ public record BenchConfig(
       String out,
       boolean limits,
       boolean help,
-      boolean vsKafka) {}
+      boolean vsKafka,
+      String kafkaLib) {}
 
   /** The text of {@code ./loam bench --help}. */
   public static final String HELP =
@@ -226,7 +227,13 @@ public record BenchConfig(
         --limits                 also measure memory copy, CRC32C and 8 MiB write+fsync, print ratios
         --out FILE               JSON output (target/bench-<timestamp>.json); the SVG plot goes next
                                  to it (same name, .svg)
-        --vs-kafka               not implemented yet (issue 9, next round)
+        --vs-kafka               also run every scenario through the Kafka Java client against
+                                 an Apache Kafka 4.4.0 broker (KRaft, one node, its own JVM),
+                                 each Kafka run right after the Loam run; the summary and the
+                                 JSON put both side by side with Loam/Kafka ratios. Producer:
+                                 acks=all, linger.ms=5, batch.size=1 MiB, else Kafka defaults;
+                                 the broker does not fsync per write (Kafka's default)
+        --kafka-lib DIR          the broker's jars (loam-bench/target/kafka-lib, made by the build)
         --help                   this text
       """;
 
@@ -239,6 +246,7 @@ public record BenchConfig(
     boolean limits = false;
     boolean help = false;
     boolean vsKafka = false;
+    String kafkaLib = null;
     int producers = c.producers;
     int consumers = c.consumers;
     int recordBytes = c.recordBytes;
@@ -293,6 +301,7 @@ public record BenchConfig(
         case "--scenario" -> scenario = v;
         case "--runs" -> runs = Integer.parseInt(v);
         case "--out" -> out = v;
+        case "--kafka-lib" -> kafkaLib = v;
         default -> throw new IllegalArgumentException("unknown option " + a + " (see --help)");
       }
     }
@@ -329,7 +338,7 @@ public record BenchConfig(
     } else {
       throw new IllegalArgumentException("unknown scenario " + scenario + " (quick, baseline)");
     }
-    return new Options(List.copyOf(scenarios), runs, out, limits, help, vsKafka);
+    return new Options(List.copyOf(scenarios), runs, out, limits, help, vsKafka, kafkaLib);
   }
 
   /**

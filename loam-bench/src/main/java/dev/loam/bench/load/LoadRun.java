@@ -20,8 +20,6 @@ import dev.loam.store.fs.FileSystemObjectStore;
 import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +30,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -196,20 +193,13 @@ final class LoadRun {
   }
 
   private void produce(Log log, int id, long start, Semaphore window) {
-    SplittableRandom rnd = new SplittableRandom(c.seed() * 31 + id);
-    byte[] pool = new byte[1 << 20];
-    rnd.nextBytes(pool);
-    byte[][] keys = new byte[c.keys()][];
-    for (int k = 0; k < keys.length; k++) {
-      keys[k] = String.format("key-%08d", k).getBytes(StandardCharsets.US_ASCII);
-    }
+    RecordGenerator gen = new RecordGenerator(c, id);
     int per = c.recordsPerAppend();
     boolean fixed = c.rate() > 0;
     double perProducer = (double) c.rate() / c.producers();
     long interval = fixed ? (long) (1e9 * per / perProducer) : 0;
     long intervalMicros = Math.max(1, interval / 1000);
     boolean expectedInterval = c.coCorrection().equals("expected-interval");
-    int poolPos = 0;
     long k = 0;
     while (producing && firstFailure.get() == null) {
       long intended;
@@ -232,14 +222,8 @@ final class LoadRun {
       long sent = System.nanoTime();
       long bytes = 0;
       for (int i = 0; i < per; i++) {
-        byte[] v = new byte[c.recordBytes()];
-        if (poolPos + v.length > pool.length) {
-          poolPos = 0;
-        }
-        System.arraycopy(pool, poolPos, v, 0, Math.min(v.length, pool.length));
-        poolPos += 64;
-        ByteBuffer.wrap(v).putLong(0, sent);
-        byte[] key = keys.length == 0 ? null : keys[rnd.nextInt(keys.length)];
+        byte[] v = gen.value(sent);
+        byte[] key = gen.key();
         bytes += v.length + (key == null ? 0 : key.length);
         batch.add(AppendRecord.of(key, v));
       }
@@ -303,7 +287,7 @@ final class LoadRun {
       } else {
         long now = System.nanoTime();
         for (FetchedRecord r : f.result().records()) {
-          long sent = ByteBuffer.wrap(r.value()).getLong(0);
+          long sent = RecordGenerator.sentNanos(r.value());
           if (sent >= measureStart && sent < measureEnd) {
             e2e.recordValue(Math.min(MAX_MICROS, Math.max(0, (now - sent) / 1000)));
           }
@@ -412,14 +396,14 @@ final class LoadRun {
     return m;
   }
 
-  private static void parkUntil(long deadline) {
+  static void parkUntil(long deadline) {
     long left;
     while ((left = deadline - System.nanoTime()) > 0) {
       LockSupport.parkNanos(left);
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  static java.util.concurrent.ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, "loam-bench-" + name);
       t.setDaemon(true);
@@ -427,7 +411,7 @@ final class LoadRun {
     };
   }
 
-  private static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder())
           .forEach(
