@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -181,7 +182,9 @@ public final class LoamNodeMain {
         m.meta =
             RatisMetastore.start(o.ratisSettings(), MetaSettings.defaults(), clock, m.metaExecutor);
         m.watchRole();
+        long waitStart = System.nanoTime();
         m.awaitMetastore();
+        long leaderWaitMillis = (System.nanoTime() - waitStart) / 1_000_000;
         m.node =
             LoamNode.builder()
                 .nodeId(o.id())
@@ -211,7 +214,11 @@ public final class LoamNodeMain {
                 + " store="
                 + o.store()
                 + " data="
-                + o.dataDir().toAbsolutePath());
+                + o.dataDir().toAbsolutePath()
+                + " leader_wait_ms="
+                + leaderWaitMillis
+                + " jvm_uptime_ms="
+                + ManagementFactory.getRuntimeMXBean().getUptime());
         out.flush();
         return m;
       } catch (RuntimeException e) {
