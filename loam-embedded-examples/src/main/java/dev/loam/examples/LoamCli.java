@@ -2,7 +2,10 @@ package dev.loam.examples;
 
 import java.util.Arrays;
 
-/** The {@code ./loam} launcher's entry point: {@code loam demo [options]}. */
+/**
+ * The {@code ./loam} launcher's entry point: {@code loam demo|server|node [options]} ({@code loam
+ * bench} is dispatched by the script itself).
+ */
 public final class LoamCli {
   private LoamCli() {}
 
@@ -17,6 +20,10 @@ public final class LoamCli {
           case "demo" -> runDemo(rest);
           case "server" -> {
             dev.loam.http.LoamServerMain.main(rest);
+            yield 0;
+          }
+          case "node" -> {
+            dev.loam.http.LoamNodeMain.main(rest);
             yield 0;
           }
           default -> {
@@ -50,6 +57,11 @@ public final class LoamCli {
             + "  replicas in DIR/node-i/meta, appends round-robin over the nodes, every node reads\n"
             + "  back; --kill-leader crashes the metastore leader's node mid-run).\n"
             + "       loam server [--data-dir DIR] [--port N] [--node-id ID] [--store URI]\n"
-            + "  Serves the native HTTP API (docs/http-api.md) on the embedded default.");
+            + "  Serves the native HTTP API (docs/http-api.md) on the embedded default.\n"
+            + "       loam node --id ID --peers id1=host:port,... --data-dir DIR --store URI\n"
+            + "                 --http-port PORT [--zone Z] [--host H] [--slots N]\n"
+            + "                 [--advertised-address URL] [--voters N] [--flush-ms MS]\n"
+            + "  Runs one member of a cluster in this process: a Ratis metastore replica, a node\n"
+            + "  on the shared store and its HTTP API (docs/running-a-cluster.md).");
   }
 }
