@@ -2,6 +2,7 @@ package dev.loam.http;
 
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
+import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
@@ -45,7 +46,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     --id n1 --peers n1=127.0.0.1:9001,n2=127.0.0.1:9002,n3=127.0.0.1:9003 \
  *     --data-dir /var/lib/loam/n1 --store file:///shared/loam --http-port 8081 \
  *     [--zone Z] [--host 127.0.0.1] [--slots 1] [--advertised-address http://host:port] \
- *     [--voters N] [--flush-ms MS] [--start-timeout-s 300]
+ *     [--voters N] [--flush-ms MS] [--start-timeout-s 300] [--liveness-timeout-ms 10000]
  * </pre>
  *
  * <p>Start-up order does not matter: the replica starts, then the node waits (up to {@code
@@ -83,7 +84,8 @@ public final class LoamNodeMain {
       int slots,
       String advertisedAddress,
       Duration flushInterval,
-      Duration startTimeout) {
+      Duration startTimeout,
+      Duration livenessTimeout) {
 
     /** Where this node's Ratis replica keeps its log and snapshots. */
     Path metaDir() {
@@ -191,6 +193,7 @@ public final class LoamNodeMain {
                 .storeUri(o.store())
                 .metastore(m.meta)
                 .settings(o.nodeSettings())
+                .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
                 .clock(clock)
                 .start();
         m.server = LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()).start();
@@ -235,8 +238,16 @@ public final class LoamNodeMain {
     void stop() {
       out.println("loam: node " + options.id() + " stopping");
       out.flush();
-      // Ownership (to come): transfer the streams this node owns to others here, while the
-      // server and the node still run.
+      // Drain (ownership-and-routing.txt "Transfers"): hand the streams this node owns to the
+      // others while the server and the node still run, then leave the registry.
+      if (node != null) {
+        try {
+          int moved = node.leaveCluster();
+          out.println("loam: node " + options.id() + " transferred " + moved + " streams");
+        } catch (RuntimeException e) {
+          out.println("loam: node " + options.id() + " could not drain: " + e.getMessage());
+        }
+      }
       close();
       out.println("loam: node " + options.id() + " stopped");
       out.flush();
@@ -335,6 +346,7 @@ public final class LoamNodeMain {
     int voterCount = 0;
     Duration flush = null;
     Duration startTimeout = Duration.ofMinutes(5);
+    Duration liveness = OwnershipSettings.defaults().livenessTimeout();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -355,6 +367,7 @@ public final class LoamNodeMain {
         case "--flush-ms" -> flush = Duration.ofMillis(intIn(a, v, 1, 60_000));
         case "--start-timeout-s" ->
             startTimeout = Duration.ofSeconds(intIn(a, v, 1, (int) MAX_START_TIMEOUT.toSeconds()));
+        case "--liveness-timeout-ms" -> liveness = Duration.ofMillis(intIn(a, v, 1000, 3_600_000));
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -391,7 +404,8 @@ public final class LoamNodeMain {
         slots,
         advertised,
         flush,
-        startTimeout);
+        startTimeout,
+        liveness);
   }
 
   /**
@@ -579,6 +593,7 @@ public final class LoamNodeMain {
             + "                 --data-dir DIR --store URI --http-port PORT [--zone Z]\n"
             + "                 [--host 127.0.0.1] [--slots 1] [--advertised-address URL]\n"
             + "                 [--voters N] [--flush-ms MS] [--start-timeout-s 300]\n"
+            + "                 [--liveness-timeout-ms 10000]\n"
             + "  Runs one cluster member: a Ratis metastore replica (its peer address is its\n"
             + "  entry in --peers, its log in DIR/meta), a node on the shared object store URI\n"
             + "  (file:///shared/dir, s3://, azblob://, gs://) and the HTTP API on PORT.\n"

@@ -60,7 +60,8 @@ final class OwnershipAgent {
   private final Supplier<RegisterNode> registration;
   private final ScheduledExecutorService scheduler;
   private final AtomicBoolean ticking = new AtomicBoolean();
-  private volatile long lastRenewMillis = Long.MIN_VALUE;
+  private volatile long lastRenewMillis;
+  private volatile boolean renewedOnce;
   private volatile boolean leaving;
   private volatile boolean fenced;
 
@@ -226,7 +227,7 @@ final class OwnershipAgent {
 
   private CompletableFuture<Void> renewIfDue() {
     long now = clock.millis();
-    if (now - lastRenewMillis < settings.renewInterval().toMillis()) {
+    if (renewedOnce && now - lastRenewMillis < settings.renewInterval().toMillis()) {
       return CompletableFuture.completedFuture(null);
     }
     return meta.propose(new RenewNode(origin()))
@@ -247,6 +248,7 @@ final class OwnershipAgent {
                 return CompletableFuture.completedFuture(null);
               }
               lastRenewMillis = now;
+              renewedOnce = true;
               return CompletableFuture.completedFuture(null);
             });
   }

@@ -205,6 +205,27 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /**
+   * SIGSTOP: the process freezes (a long GC pause, a stalled VM) without dying; {@link #resume}
+   * lets it go on with the same epoch and whatever it had in flight.
+   */
+  public void pause(int i) throws IOException, InterruptedException {
+    signal(i, "-STOP");
+  }
+
+  /** SIGCONT after {@link #pause}. */
+  public void resume(int i) throws IOException, InterruptedException {
+    signal(i, "-CONT");
+  }
+
+  private void signal(int i, String sig) throws IOException, InterruptedException {
+    long pid = nodes.get(i).process.pid();
+    Process k = new ProcessBuilder("kill", sig, Long.toString(pid)).inheritIO().start();
+    if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+      throw new IOException("kill " + sig + " " + pid + " failed");
+    }
+  }
+
+  /**
    * SIGTERM (as a service manager stops a service), then waits up to {@code timeout} for the
    * process to exit; returns its exit status, or empty if it is still running.
    */
