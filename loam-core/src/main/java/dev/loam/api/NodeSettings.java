@@ -163,6 +163,34 @@ public record NodeSettings(
         Duration.ofHours(1));
   }
 
+  /**
+   * The same settings for a node advertised at {@code address} in {@code zone} with {@code slots}.
+   */
+  public NodeSettings withIdentity(String address, String zone, int slots) {
+    return new NodeSettings(
+        address,
+        zone,
+        slots,
+        standardFlushInterval,
+        expressFlushInterval,
+        walObjectMaxBytes,
+        maxObjectsInFlight,
+        commitBudget,
+        maxBufferedBytes,
+        tailCacheBytes,
+        maxFetchWait,
+        maxWaitingFetches,
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge,
+        diskCacheBytes,
+        diskCacheDir);
+  }
+
   /** These settings with both flush intervals set to {@code interval}. */
   public NodeSettings withFlushInterval(Duration interval) {
     return new NodeSettings(

@@ -101,7 +101,7 @@ public final class LoamNodeMain {
       if (flushInterval != null) {
         s = s.withFlushInterval(flushInterval);
       }
-      return withIdentity(s, advertisedAddress, zone, slots);
+      return s.withIdentity(advertisedAddress, zone, slots);
     }
 
     String role() {
@@ -442,31 +442,6 @@ public final class LoamNodeMain {
   }
 
   /** The node settings {@code s} with this node's identity in the cluster. */
-  static NodeSettings withIdentity(NodeSettings s, String advertised, String zone, int slots) {
-    return new NodeSettings(
-        advertised,
-        zone,
-        slots,
-        s.standardFlushInterval(),
-        s.expressFlushInterval(),
-        s.walObjectMaxBytes(),
-        s.maxObjectsInFlight(),
-        s.commitBudget(),
-        s.maxBufferedBytes(),
-        s.tailCacheBytes(),
-        s.maxFetchWait(),
-        s.maxWaitingFetches(),
-        s.retryBackoffInitial(),
-        s.maintenanceInterval(),
-        s.segmentThresholdBytes(),
-        s.segmentMaxBytes(),
-        s.segmentEntryMaxBytes(),
-        s.gcGracePeriod(),
-        s.orphanMinAge(),
-        s.diskCacheBytes(),
-        s.diskCacheDir());
-  }
-
   /**
    * Refuses a data directory that belongs to another node id or another peer list, or that holds a
    * single-node {@code loam server} metastore; records the identity on the first start.

@@ -391,11 +391,6 @@ final class OwnershipAgent {
     return later.thenCompose(v -> awaitTransfers(deadline));
   }
 
-  /** True once a newer process registered this node id. */
-  boolean fenced() {
-    return fenced;
-  }
-
   /** This node's view of who owns {@code streamId}. */
   StreamOwnership ownership(MetaReader r, long streamId) {
     return r.ownership(streamId).orElse(StreamOwnership.unplaced(streamId));

@@ -24,7 +24,6 @@ import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.meta.state.MetaStateMachine;
 import dev.loam.wal.DurabilityClass;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import net.jqwik.api.ForAll;
@@ -141,7 +140,7 @@ class OwnershipRoutingPropertyTest {
               .isEqualTo(owner);
         }
       }
-      checkInvariants(m, epochs, ownerOfEpoch);
+      checkInvariants(m, ownerOfEpoch);
       checkRouting(m, views, epochs);
     }
   }
@@ -150,8 +149,7 @@ class OwnershipRoutingPropertyTest {
     return MetaStateMachine.restore(m.snapshot(), MetaSettings.defaults());
   }
 
-  private static void checkInvariants(
-      MetaStateMachine m, Map<String, Long> epochs, Map<String, String> ownerOfEpoch) {
+  private static void checkInvariants(MetaStateMachine m, Map<String, String> ownerOfEpoch) {
     MetaReader r = m.reader();
     Map<String, Integer> assigned = new HashMap<>();
     for (long id = 1; id <= STREAMS; id++) {
@@ -221,10 +219,5 @@ class OwnershipRoutingPropertyTest {
         }
       }
     }
-  }
-
-  @SuppressWarnings("unused")
-  private static List<String> nodes() {
-    return List.of(NODES);
   }
 }
