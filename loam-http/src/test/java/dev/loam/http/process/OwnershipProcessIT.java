@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +106,7 @@ class OwnershipProcessIT {
     int to = (from + 1) % 3;
     AtomicBoolean running = new AtomicBoolean(true);
     List<String> ackedValues = new ArrayList<>();
+    AtomicLong maxToken = new AtomicLong();
     List<Throwable> errors = new ArrayList<>();
     Thread producer =
         new Thread(
@@ -120,6 +122,8 @@ class OwnershipProcessIT {
                           STREAMS + "/" + s + "/records",
                           "{\"records\":[{\"key\":\"k" + n + "\",\"value\":\"" + v + "\"}]}");
                   if (r.statusCode() == 200) {
+                    long token = Long.parseLong(JSON.readTree(r.body()).get("token").asText());
+                    maxToken.accumulateAndGet(token, Math::max);
                     synchronized (ackedValues) {
                       ackedValues.add(v);
                     }
@@ -156,6 +160,7 @@ class OwnershipProcessIT {
     producer.join();
     assertThat(errors).isEmpty();
     assertThat(ackedValues).isNotEmpty();
+    // Acks came from all three nodes: read on `to` only once it has applied the newest of them.
     List<String> read = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
       long offset = 0;
@@ -164,7 +169,15 @@ class OwnershipProcessIT {
             send(
                 to,
                 "GET",
-                STREAMS + "/" + s + "/partitions/" + p + "/records?offset=" + offset,
+                STREAMS
+                    + "/"
+                    + s
+                    + "/partitions/"
+                    + p
+                    + "/records?offset="
+                    + offset
+                    + "&min_token="
+                    + maxToken.get(),
                 null);
         assertThat(f.statusCode()).as(f.body()).isEqualTo(200);
         JsonNode body = JSON.readTree(f.body());
