@@ -27,6 +27,7 @@ public record BenchConfig(
     int recordBytes,
     int keys,
     int partitions,
+    int nodes,
     long rate,
     Duration duration,
     Duration warmup,
@@ -45,13 +46,15 @@ public record BenchConfig(
         || recordBytes < 8
         || keys < 0
         || partitions < 1
+        || nodes < 1
+        || nodes > 5
         || rate < 0
         || flushMillis < 0
         || recordsPerAppend < 1
         || inFlight < 1) {
       throw new IllegalArgumentException(
           "options out of range (producers>=1, consumers>=0, record-bytes>=8, partitions>=1,"
-              + " records-per-append>=1, in-flight>=1)");
+              + " nodes 1..5, records-per-append>=1, in-flight>=1)");
     }
     if (durabilityClass == DurabilityClass.QUORUM) {
       throw new IllegalArgumentException("the quorum class is not implemented by Loam yet");
@@ -70,6 +73,7 @@ public record BenchConfig(
         1024,
         0,
         8,
+        1,
         0,
         Duration.ofSeconds(20),
         Duration.ofSeconds(5),
@@ -100,7 +104,7 @@ public record BenchConfig(
     return String.format(
         Locale.ROOT,
         "%s: class=%s flush=%dms latency=%s rate=%s producers=%d consumers=%d record=%dB keys=%s"
-            + " partitions=%d per-append=%d in-flight=%d duration=%ds warmup=%ds",
+            + " partitions=%d nodes=%d per-append=%d in-flight=%d duration=%ds warmup=%ds",
         name,
         durabilityClass.name().toLowerCase(Locale.ROOT),
         effectiveFlushMillis(),
@@ -111,6 +115,7 @@ public record BenchConfig(
         recordBytes,
         keysDescription(),
         partitions,
+        nodes,
         recordsPerAppend,
         inFlight,
         duration.toSeconds(),
@@ -126,6 +131,8 @@ public record BenchConfig(
     m.put("record_bytes", recordBytes);
     m.put("keys", keysDescription());
     m.put("partitions", partitions);
+    m.put("nodes", nodes);
+    m.put("metastore", nodes == 1 ? "embedded single-node" : nodes + " Ratis voters, loopback");
     m.put("rate_records_per_s", rate == 0 ? "flat-out" : rate);
     m.put("duration_s", duration.toMillis() / 1000.0);
     m.put("warmup_s", warmup.toMillis() / 1000.0);
@@ -150,6 +157,7 @@ public record BenchConfig(
         recordBytes,
         keys,
         partitions,
+        nodes,
         rate,
         duration,
         warmup,
@@ -172,6 +180,7 @@ public record BenchConfig(
         recordBytes,
         keys,
         partitions,
+        nodes,
         r,
         duration,
         warmup,
@@ -198,7 +207,7 @@ public record BenchConfig(
   /** The text of {@code ./loam bench --help}. */
   public static final String HELP =
       """
-      ./loam bench [options]: Loam's end-to-end load generator (embedded API, one node).
+      ./loam bench [options]: Loam's end-to-end load generator (embedded API).
 
         --producers N            producer threads (1)
         --consumers N            consumer threads long-polling with Log.fetch; partitions are
@@ -206,6 +215,10 @@ public record BenchConfig(
         --record-bytes N         value bytes per record, >= 8 (1024); the first 8 carry the send time
         --keys null|uniform:N    null keys (sticky partition) or N keys chosen uniformly (null)
         --partitions N           partitions of the stream (8)
+        --nodes N                LoamNodes in this JVM (1): 1 uses the embedded single-node
+                                 metastore; 2..5 give every node its own Apache Ratis voter
+                                 (loopback gRPC) over one shared store; producer i appends
+                                 through node i mod N, consumer j fetches through node j mod N
         --rate N                 records/s over all producers at a fixed schedule; 0 = flat out (0)
         --duration D             measured time, e.g. 20s, 500ms, 1m (20s)
         --warmup D               unmeasured time before it (5s)
@@ -232,7 +245,8 @@ public record BenchConfig(
                                  each Kafka run right after the Loam run; the summary and the
                                  JSON put both side by side with Loam/Kafka ratios. Producer:
                                  acks=all, linger.ms=5, batch.size=1 MiB, else Kafka defaults;
-                                 the broker does not fsync per write (Kafka's default)
+                                 the broker does not fsync per write (Kafka's default);
+                                 Kafka is one broker whatever --nodes says
         --kafka-lib DIR          the broker's jars (loam-bench/target/kafka-lib, made by the build)
         --help                   this text
       """;
@@ -252,6 +266,7 @@ public record BenchConfig(
     int recordBytes = c.recordBytes;
     int keys = c.keys;
     int partitions = c.partitions;
+    int nodes = c.nodes;
     long rate = c.rate;
     Duration duration = null;
     Duration warmup = null;
@@ -287,6 +302,7 @@ public record BenchConfig(
         case "--record-bytes" -> recordBytes = Integer.parseInt(v);
         case "--keys" -> keys = parseKeys(v);
         case "--partitions" -> partitions = Integer.parseInt(v);
+        case "--nodes" -> nodes = Integer.parseInt(v);
         case "--rate" -> rate = Long.parseLong(v);
         case "--duration" -> duration = parseDuration(v);
         case "--warmup" -> warmup = parseDuration(v);
@@ -319,6 +335,7 @@ public record BenchConfig(
             recordBytes,
             keys,
             partitions,
+            nodes,
             rate,
             d,
             w,

@@ -12,6 +12,9 @@ import dev.loam.api.NodeSettings;
 import dev.loam.api.StreamSpec;
 import dev.loam.core.internal.WriterStats;
 import dev.loam.core.runtime.SystemDrivers;
+import dev.loam.meta.MetaSettings;
+import dev.loam.meta.ratis.RatisMetastore;
+import dev.loam.meta.ratis.RatisSettings;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.StoreContext;
 import dev.loam.store.ObjectStores;
@@ -20,6 +23,8 @@ import dev.loam.store.fs.FileSystemObjectStore;
 import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,11 +36,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -43,7 +50,10 @@ import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
-/** One run of one scenario: starts a node on fresh temp storage, loads it, measures, stops it. */
+/**
+ * One run of one scenario: starts one node (embedded metastore) or N nodes (one Ratis voter each)
+ * on fresh temp storage, loads them, measures, stops them.
+ */
 final class LoadRun {
   private static final String NS = "bench";
   private static final String STREAM = "load";
@@ -107,22 +117,65 @@ final class LoadRun {
       if (c.flushMillis() > 0) {
         settings = settings.withFlushInterval(Duration.ofMillis(c.flushMillis()));
       }
-      LoamNode.Builder b =
-          LoamNode.builder()
-              .nodeId("bench-node")
-              .dataDir(tmp.resolve("node"))
-              .objectStore(standard)
-              .settings(settings);
-      if (express != null) {
-        b.expressStore(express);
-      }
-      try (LoamNode node = b.start()) {
-        Result r = load(node, stores);
-        WriterStats ws = node.writerStats();
-        r.figures().put("mean_put_ms_whole_run", ws.meanPutMillis());
-        r.figures().put("mean_commit_ms_whole_run", ws.meanCommitMillis());
-        r.figures().put("mean_batches_per_wal_object", ws.meanBatchesPerFlush());
+      List<LoamNode> nodes = new ArrayList<>();
+      List<RatisMetastore> metastores = new ArrayList<>();
+      ExecutorService metaExec = SystemDrivers.ioPool("loam-bench-meta", 4);
+      try {
+        Map<String, String> voters = c.nodes() > 1 ? loopbackVoters(c.nodes()) : Map.of();
+        // Every replica is up before any node registers: a registration needs a majority.
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < c.nodes(); i++) {
+          String id = c.nodes() == 1 ? "bench-node" : "bench-node-" + i;
+          ids.add(id);
+          if (c.nodes() > 1) {
+            metastores.add(
+                RatisMetastore.start(
+                    RatisSettings.builder(id, voters, tmp.resolve(id).resolve("meta")).build(),
+                    MetaSettings.defaults(),
+                    clock,
+                    metaExec));
+          }
+        }
+        for (int i = 0; i < c.nodes(); i++) {
+          LoamNode.Builder b =
+              LoamNode.builder()
+                  .nodeId(ids.get(i))
+                  .dataDir(tmp.resolve(ids.get(i)))
+                  .objectStore(standard)
+                  .settings(settings);
+          if (express != null) {
+            b.expressStore(express);
+          }
+          if (c.nodes() > 1) {
+            b.metastore(metastores.get(i));
+          }
+          nodes.add(b.start());
+        }
+        Result r = load(nodes, stores);
+        long flushes = 0;
+        double putMillis = 0;
+        double commitMillis = 0;
+        double batches = 0;
+        for (LoamNode n : nodes) {
+          WriterStats ws = n.writerStats();
+          flushes += ws.flushes();
+          putMillis += ws.meanPutMillis() * ws.flushes();
+          commitMillis += ws.meanCommitMillis() * ws.flushes();
+          batches += ws.meanBatchesPerFlush() * ws.flushes();
+        }
+        long f = Math.max(1, flushes);
+        r.figures().put("mean_put_ms_whole_run", putMillis / f);
+        r.figures().put("mean_commit_ms_whole_run", commitMillis / f);
+        r.figures().put("mean_batches_per_wal_object", batches / f);
         return r;
+      } finally {
+        for (LoamNode n : nodes) {
+          n.close();
+        }
+        for (RatisMetastore m : metastores) {
+          m.close();
+        }
+        metaExec.shutdownNow();
       }
     } finally {
       for (int i = toClose.size() - 1; i >= 0; i--) {
@@ -134,11 +187,17 @@ final class LoadRun {
     }
   }
 
-  private Result load(LoamNode node, List<LatencyInjectingStore> stores) throws Exception {
-    Log log = node.log();
-    log.createNamespace(NS).join();
-    log.createStream(NS, STREAM, StreamSpec.standard(c.partitions()).withClass(c.durabilityClass()))
+  private Result load(List<LoamNode> nodes, List<LatencyInjectingStore> stores) throws Exception {
+    Log first = nodes.get(0).log();
+    first.createNamespace(NS).join();
+    first
+        .createStream(
+            NS, STREAM, StreamSpec.standard(c.partitions()).withClass(c.durabilityClass()))
         .join();
+    // Every replica must know the stream before its node appends to it.
+    for (LoamNode n : nodes) {
+      awaitStream(n.log());
+    }
 
     long start = System.nanoTime();
     measureStart = start + c.warmup().toNanos();
@@ -147,6 +206,7 @@ final class LoadRun {
     List<Thread> consumers = new ArrayList<>();
     for (int i = 0; i < c.consumers(); i++) {
       int id = i;
+      Log log = nodes.get(i % nodes.size()).log();
       Thread t = new Thread(() -> consume(log, id), "loam-bench-consumer-" + i);
       t.setDaemon(true);
       consumers.add(t);
@@ -158,6 +218,7 @@ final class LoadRun {
       int id = i;
       Semaphore window = new Semaphore(c.inFlight());
       windows.add(window);
+      Log log = nodes.get(i % nodes.size()).log();
       Thread t = new Thread(() -> produce(log, id, start, window), "loam-bench-producer-" + i);
       t.setDaemon(true);
       producers.add(t);
@@ -165,9 +226,9 @@ final class LoadRun {
     }
 
     parkUntil(measureStart);
-    Snapshot s0 = snapshot(node, stores);
+    Snapshot s0 = snapshot(nodes, stores);
     parkUntil(measureEnd);
-    Snapshot s1 = snapshot(node, stores);
+    Snapshot s1 = snapshot(nodes, stores);
     producing = false;
     for (Thread t : producers) {
       t.join(60_000);
@@ -317,7 +378,7 @@ final class LoadRun {
       long walObjects,
       long logicalPuts) {}
 
-  private static Snapshot snapshot(LoamNode node, List<LatencyInjectingStore> stores) {
+  private static Snapshot snapshot(List<LoamNode> nodes, List<LatencyInjectingStore> stores) {
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long[] ids = threads.getAllThreadIds();
@@ -332,15 +393,17 @@ final class LoadRun {
     for (LatencyInjectingStore s : stores) {
       counts = counts.plus(s.counts());
     }
-    WriterStats ws = node.writerStats();
+    long commits = 0;
+    long flushes = 0;
+    long puts = 0;
+    for (LoamNode n : nodes) {
+      WriterStats ws = n.writerStats();
+      commits += ws.commits();
+      flushes += ws.flushes();
+      puts += ws.puts();
+    }
     return new Snapshot(
-        System.nanoTime(),
-        os.getProcessCpuTime(),
-        alloc,
-        counts,
-        ws.commits(),
-        ws.flushes(),
-        ws.puts());
+        System.nanoTime(), os.getProcessCpuTime(), alloc, counts, commits, flushes, puts);
   }
 
   private Map<String, Object> figures(
@@ -379,6 +442,8 @@ final class LoadRun {
     m.put("metastore_proposals_per_s", (b.commits() - a.commits()) / secs);
     m.put("wal_objects_per_s", (b.walObjects() - a.walObjects()) / secs);
     m.put("appends_failed", appendsFailed.sum());
+    m.put("records_acked_whole_run", ackedRecordsTotal.sum());
+    m.put("records_consumed", consumedTotal.sum());
     Throwable f = firstFailure.get();
     m.put("first_failure", f == null ? null : String.valueOf(f));
     return m;
@@ -394,6 +459,33 @@ final class LoadRun {
     m.put("max", h.getMaxValue() / 1000.0);
     m.put("mean", h.getTotalCount() == 0 ? 0.0 : h.getMean() / 1000.0);
     return m;
+  }
+
+  /** Waits until this node's metastore replica has applied the bench stream. */
+  private static void awaitStream(Log log) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        log.describeStream(NS, STREAM).get(10, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException | TimeoutException e) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the bench stream never reached every node", e);
+        }
+        Thread.sleep(20);
+      }
+    }
+  }
+
+  /** One loopback gRPC address per Ratis voter, on ports free right now. */
+  private static Map<String, String> loopbackVoters(int n) throws IOException {
+    Map<String, String> voters = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        voters.put("bench-node-" + i, "127.0.0.1:" + s.getLocalPort());
+      }
+    }
+    return voters;
   }
 
   static void parkUntil(long deadline) {
