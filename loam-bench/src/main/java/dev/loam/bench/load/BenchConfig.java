@@ -28,6 +28,7 @@ public record BenchConfig(
     int keys,
     int partitions,
     int nodes,
+    String transport,
     long rate,
     Duration duration,
     Duration warmup,
@@ -59,6 +60,9 @@ public record BenchConfig(
     if (durabilityClass == DurabilityClass.QUORUM) {
       throw new IllegalArgumentException("the quorum class is not implemented by Loam yet");
     }
+    if (!transport.equals("embedded") && !transport.equals("http")) {
+      throw new IllegalArgumentException("--transport is embedded or http, got " + transport);
+    }
     if (!coCorrection.equals("intended") && !coCorrection.equals("expected-interval")) {
       throw new IllegalArgumentException("--co-correction is intended or expected-interval");
     }
@@ -74,6 +78,7 @@ public record BenchConfig(
         0,
         8,
         1,
+        "embedded",
         0,
         Duration.ofSeconds(20),
         Duration.ofSeconds(5),
@@ -104,7 +109,7 @@ public record BenchConfig(
     return String.format(
         Locale.ROOT,
         "%s: class=%s flush=%dms latency=%s rate=%s producers=%d consumers=%d record=%dB keys=%s"
-            + " partitions=%d nodes=%d per-append=%d in-flight=%d duration=%ds warmup=%ds",
+            + " partitions=%d nodes=%d transport=%s per-append=%d in-flight=%d duration=%ds warmup=%ds",
         name,
         durabilityClass.name().toLowerCase(Locale.ROOT),
         effectiveFlushMillis(),
@@ -116,6 +121,7 @@ public record BenchConfig(
         keysDescription(),
         partitions,
         nodes,
+        transport,
         recordsPerAppend,
         inFlight,
         duration.toSeconds(),
@@ -132,6 +138,7 @@ public record BenchConfig(
     m.put("keys", keysDescription());
     m.put("partitions", partitions);
     m.put("nodes", nodes);
+    m.put("transport", transport);
     m.put("metastore", nodes == 1 ? "embedded single-node" : nodes + " Ratis voters, loopback");
     m.put("rate_records_per_s", rate == 0 ? "flat-out" : rate);
     m.put("duration_s", duration.toMillis() / 1000.0);
@@ -158,6 +165,7 @@ public record BenchConfig(
         keys,
         partitions,
         nodes,
+        transport,
         rate,
         duration,
         warmup,
@@ -181,6 +189,7 @@ public record BenchConfig(
         keys,
         partitions,
         nodes,
+        transport,
         r,
         duration,
         warmup,
@@ -219,6 +228,10 @@ public record BenchConfig(
                                  metastore; 2..5 give every node its own Apache Ratis voter
                                  (loopback gRPC) over one shared store; producer i appends
                                  through node i mod N, consumer j fetches through node j mod N
+        --transport T            embedded (Log API calls in this JVM, default) or http: every
+                                 node serves the native HTTP API on a loopback port and the
+                                 producers and consumers use the JDK HTTP client (JSON, base64
+                                 values); client and server share this JVM and its CPU figures
         --rate N                 records/s over all producers at a fixed schedule; 0 = flat out (0)
         --duration D             measured time, e.g. 20s, 500ms, 1m (20s)
         --warmup D               unmeasured time before it (5s)
@@ -267,6 +280,7 @@ public record BenchConfig(
     int keys = c.keys;
     int partitions = c.partitions;
     int nodes = c.nodes;
+    String transport = c.transport;
     long rate = c.rate;
     Duration duration = null;
     Duration warmup = null;
@@ -303,6 +317,7 @@ public record BenchConfig(
         case "--keys" -> keys = parseKeys(v);
         case "--partitions" -> partitions = Integer.parseInt(v);
         case "--nodes" -> nodes = Integer.parseInt(v);
+        case "--transport" -> transport = v;
         case "--rate" -> rate = Long.parseLong(v);
         case "--duration" -> duration = parseDuration(v);
         case "--warmup" -> warmup = parseDuration(v);
@@ -336,6 +351,7 @@ public record BenchConfig(
             keys,
             partitions,
             nodes,
+            transport,
             rate,
             d,
             w,

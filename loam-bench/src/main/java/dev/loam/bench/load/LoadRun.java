@@ -3,15 +3,13 @@ package dev.loam.bench.load;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
 import dev.loam.api.AppendRecord;
-import dev.loam.api.AppendResult;
-import dev.loam.api.FetchResult;
-import dev.loam.api.FetchedRecord;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.StreamSpec;
 import dev.loam.core.internal.WriterStats;
 import dev.loam.core.runtime.SystemDrivers;
+import dev.loam.http.LoamHttpServer;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
 import dev.loam.meta.ratis.RatisSettings;
@@ -71,6 +69,7 @@ final class LoadRun {
   private final LongAdder consumedTotal = new LongAdder();
   private final LongAdder appendsFailed = new LongAdder();
   private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+  private final ExecutorService httpClientPool = SystemDrivers.ioPool("loam-bench-http-client", 4);
   private volatile boolean producing = true;
   private volatile boolean consuming = true;
   private long measureStart;
@@ -119,6 +118,7 @@ final class LoadRun {
       }
       List<LoamNode> nodes = new ArrayList<>();
       List<RatisMetastore> metastores = new ArrayList<>();
+      List<LoamHttpServer> servers = new ArrayList<>();
       ExecutorService metaExec = SystemDrivers.ioPool("loam-bench-meta", 4);
       try {
         Map<String, String> voters = c.nodes() > 1 ? loopbackVoters(c.nodes()) : Map.of();
@@ -151,7 +151,7 @@ final class LoadRun {
           }
           nodes.add(b.start());
         }
-        Result r = load(nodes, stores);
+        Result r = load(nodes, transports(nodes, servers), stores);
         long flushes = 0;
         double putMillis = 0;
         double commitMillis = 0;
@@ -169,6 +169,9 @@ final class LoadRun {
         r.figures().put("mean_batches_per_wal_object", batches / f);
         return r;
       } finally {
+        for (LoamHttpServer h : servers) {
+          h.close();
+        }
         for (LoamNode n : nodes) {
           n.close();
         }
@@ -183,11 +186,29 @@ final class LoadRun {
       }
       delays.shutdownNow();
       io.shutdownNow();
+      httpClientPool.shutdownNow();
       deleteTree(tmp);
     }
   }
 
-  private Result load(List<LoamNode> nodes, List<LatencyInjectingStore> stores) throws Exception {
+  /** One transport per node; with HTTP, starts each node's server (added to {@code servers}). */
+  private List<BenchTransport> transports(List<LoamNode> nodes, List<LoamHttpServer> servers) {
+    List<BenchTransport> ts = new ArrayList<>();
+    for (LoamNode n : nodes) {
+      if (c.transport().equals("http")) {
+        LoamHttpServer h = LoamHttpServer.builder().node(n).host("127.0.0.1").port(0).start();
+        servers.add(h);
+        ts.add(BenchTransport.http("http://127.0.0.1:" + h.port(), httpClientPool));
+      } else {
+        ts.add(BenchTransport.embedded(n.log()));
+      }
+    }
+    return ts;
+  }
+
+  private Result load(
+      List<LoamNode> nodes, List<BenchTransport> transports, List<LatencyInjectingStore> stores)
+      throws Exception {
     Log first = nodes.get(0).log();
     first.createNamespace(NS).join();
     first
@@ -206,7 +227,7 @@ final class LoadRun {
     List<Thread> consumers = new ArrayList<>();
     for (int i = 0; i < c.consumers(); i++) {
       int id = i;
-      Log log = nodes.get(i % nodes.size()).log();
+      BenchTransport log = transports.get(i % transports.size());
       Thread t = new Thread(() -> consume(log, id), "loam-bench-consumer-" + i);
       t.setDaemon(true);
       consumers.add(t);
@@ -218,7 +239,7 @@ final class LoadRun {
       int id = i;
       Semaphore window = new Semaphore(c.inFlight());
       windows.add(window);
-      Log log = nodes.get(i % nodes.size()).log();
+      BenchTransport log = transports.get(i % transports.size());
       Thread t = new Thread(() -> produce(log, id, start, window), "loam-bench-producer-" + i);
       t.setDaemon(true);
       producers.add(t);
@@ -253,7 +274,7 @@ final class LoadRun {
         figures(s0, s1, ackH, ackUncorrected.getIntervalHistogram(), e2eH), ackH, e2eH);
   }
 
-  private void produce(Log log, int id, long start, Semaphore window) {
+  private void produce(BenchTransport log, int id, long start, Semaphore window) {
     RecordGenerator gen = new RecordGenerator(c, id);
     int per = c.recordsPerAppend();
     boolean fixed = c.rate() > 0;
@@ -290,7 +311,7 @@ final class LoadRun {
       }
       long from = fixed ? intended : sent;
       long batchBytes = bytes;
-      CompletableFuture<AppendResult> f = log.append(NS, STREAM, batch);
+      CompletableFuture<Void> f = log.append(NS, STREAM, batch);
       f.whenComplete(
           (r, e) -> {
             long done = System.nanoTime();
@@ -319,9 +340,9 @@ final class LoadRun {
     }
   }
 
-  private record Fetched(int partition, FetchResult result, Throwable error) {}
+  private record Fetched(int partition, BenchTransport.Fetched result, Throwable error) {}
 
-  private void consume(Log log, int id) {
+  private void consume(BenchTransport log, int id) {
     List<Integer> mine = new ArrayList<>();
     for (int p = id; p < c.partitions(); p += c.consumers()) {
       mine.add(p);
@@ -347,13 +368,13 @@ final class LoadRun {
         LockSupport.parkNanos(10_000_000L);
       } else {
         long now = System.nanoTime();
-        for (FetchedRecord r : f.result().records()) {
-          long sent = RecordGenerator.sentNanos(r.value());
+        for (byte[] value : f.result().values()) {
+          long sent = RecordGenerator.sentNanos(value);
           if (sent >= measureStart && sent < measureEnd) {
             e2e.recordValue(Math.min(MAX_MICROS, Math.max(0, (now - sent) / 1000)));
           }
         }
-        consumedTotal.add(f.result().records().size());
+        consumedTotal.add(f.result().values().size());
         offset = f.result().nextOffset();
         offsets.put(f.partition(), offset);
       }
@@ -363,7 +384,7 @@ final class LoadRun {
     }
   }
 
-  private void fetch(Log log, int p, long offset, LinkedBlockingQueue<Fetched> done) {
+  private void fetch(BenchTransport log, int p, long offset, LinkedBlockingQueue<Fetched> done) {
     log.fetch(NS, STREAM, p, offset, 1 << 20, Duration.ofMillis(500))
         .whenComplete((r, e) -> done.add(new Fetched(p, r, e)));
   }

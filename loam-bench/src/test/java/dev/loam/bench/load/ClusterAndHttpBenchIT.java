@@ -11,11 +11,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A tiny {@code --nodes 3} run end to end: three LoamNodes in this JVM, each with its own Ratis
- * voter over loopback, producers and consumers spread over them; every acknowledged record is
- * consumed and no append fails.
+ * Tiny {@code --nodes 3} and {@code --transport http} runs end to end. {@code --nodes 3}: three
+ * LoamNodes in this JVM, each with its own Ratis voter over loopback, producers and consumers
+ * spread over them; every acknowledged record is consumed and no append fails.
  */
-class ClusterBenchIT {
+class ClusterAndHttpBenchIT {
   @TempDir Path tmp;
 
   @Test
@@ -53,6 +53,46 @@ class ClusterBenchIT {
     assertThat(((Number) run.get("metastore_proposals_per_s")).doubleValue()).isPositive();
     Map<String, Object> e2e = (Map<String, Object>) run.get("e2e_latency_ms");
     assertThat(((Number) e2e.get("count")).longValue()).isPositive();
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  @SuppressWarnings("unchecked")
+  void httpTransportProducesAndConsumesThroughTheNativeApi() throws Exception {
+    BenchConfig.Options o =
+        BenchConfig.parse(
+            new String[] {
+              "--transport", "http",
+              "--producers", "2",
+              "--consumers", "2",
+              "--duration", "2s",
+              "--warmup", "1s",
+              "--rate", "2000",
+              "--partitions", "2",
+              "--record-bytes", "200",
+              "--flush-ms", "20",
+              "--out", tmp.resolve("http.json").toString()
+            });
+
+    LoadBench.Outcome result = LoadBench.execute(o);
+
+    assertThat(result.exitCode()).isZero();
+    Map<String, Object> scenario =
+        (Map<String, Object>) ((List<Object>) result.report().get("scenarios")).get(0);
+    assertThat((Map<String, Object>) scenario.get("config")).containsEntry("transport", "http");
+    Map<String, Object> run = (Map<String, Object>) ((List<Object>) scenario.get("runs")).get(0);
+    assertThat(((Number) run.get("appends_failed")).longValue()).isZero();
+    assertThat(((Number) run.get("records")).longValue()).isPositive();
+    assertThat(((Number) run.get("records_consumed")).longValue())
+        .isEqualTo(((Number) run.get("records_acked_whole_run")).longValue());
+  }
+
+  @Test
+  void unknownTransportIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> BenchConfig.parse(new String[] {"--transport", "grpc"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--transport is embedded or http");
   }
 
   @Test
