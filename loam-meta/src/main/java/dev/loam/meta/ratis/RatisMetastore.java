@@ -115,7 +115,7 @@ public final class RatisMetastore implements Metastore {
 
   private RaftServer server;
 
-  /** Proposals and read indexes; replaced after a request that failed it (renewClient). */
+  /** Proposals and read indexes; replaced after a failed proposal (renewClient). */
   private volatile RaftClient client;
 
   /** Replaced clients not closed yet; guarded by clientLock. */
@@ -251,13 +251,13 @@ public final class RatisMetastore implements Metastore {
   }
 
   /**
-   * Replaces {@code failed} (if it is still the current client) by a new client. A Ratis client
-   * whose ordered request ran out of retries fails every later request on it ("already closed": its
-   * sliding window keeps the failure), so without this a replica could never propose or read again
-   * after one outage longer than the retry budget. The new client has a new client id: the retry
-   * cache does not know its calls, the commit dedupe still does (as for a retry through another
-   * replica). The old client is closed once the requests still in flight on it have had their whole
-   * budget.
+   * Replaces {@code failed} (if it is still the current client) by a new client, after a proposal
+   * on it failed. A Ratis client whose ordered request ran out of retries fails every later ordered
+   * request on it ("already closed": its sliding window keeps the failure), so without this a
+   * replica could never propose or read again after one outage longer than the retry budget. The
+   * new client has a new client id: the retry cache does not know its calls, the commit dedupe
+   * still does (as for a retry through another replica). The old client is closed once the requests
+   * still in flight on it have had their whole budget.
    */
   private void renewClient(RaftClient failed, Throwable cause) {
     synchronized (clientLock) {
@@ -536,17 +536,16 @@ public final class RatisMetastore implements Metastore {
    */
   private void readIndexAttempt(int attempt, CompletableFuture<Long> result) {
     CompletableFuture<RaftClientReply> sent;
-    RaftClient c = client;
     try {
-      sent = c.async().sendReadOnly(Message.EMPTY);
+      // Unordered: a read needs no ordering with this replica's proposals (the read index covers
+      // every commit acknowledged before the call), and an unordered request has no sliding window
+      // that a failure could close, nor does Ratis log each failed attempt at error level.
+      sent = client.async().sendReadOnlyUnordered(Message.EMPTY);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
     sent.whenComplete(
         (reply, err) -> {
-          if (err != null) {
-            renewClient(c, err);
-          }
           Throwable failed = err != null ? err : reply.isSuccess() ? null : reply.getException();
           if (failed == null) {
             ByteBuffer b = reply.getMessage().getContent().asReadOnlyByteBuffer();
