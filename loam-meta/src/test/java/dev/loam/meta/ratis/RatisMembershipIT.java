@@ -1,6 +1,7 @@
 package dev.loam.meta.ratis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loam.error.LoamException;
@@ -239,6 +240,26 @@ class RatisMembershipIT {
     assertThat(e.getMessage()).contains("m4").contains("unchanged");
     // One staging timeout (3 x 2 s) and scheduling slack, far from the 90 s retry budget.
     assertThat(took).isLessThan(Duration.ofSeconds(40));
+
+    // Ratis refuses at once a change adding as many new voters as it keeps (RATIS-1912): INVALID.
+    Map<String, String> six = new LinkedHashMap<>(cluster.voters());
+    for (String id : List.of("n1", "n2", "n3")) {
+      six.put(id, RatisTestCluster.newAddress());
+    }
+    ExecutionException refused =
+        catchThrowableOfType(
+            () -> via.setConfiguration(six, Map.of()).get(120, TimeUnit.SECONDS),
+            ExecutionException.class);
+    assertThat(refused).isNotNull();
+    assertThat(((LoamException) refused.getCause()).kind())
+        .as(refused.getCause().toString())
+        .isEqualTo(LoamException.Kind.INVALID);
+    // Malformed targets are refused before anything is sent.
+    assertThatThrownBy(() -> via.setConfiguration(Map.of(), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> via.setConfiguration(cluster.voters(), Map.of("m1", cluster.voters().get("m1"))))
+        .isInstanceOf(IllegalArgumentException.class);
 
     // Unchanged: 3 voters, of which 2 are a majority (2 of 4 would not be).
     for (int i = 0; i < 3; i++) {
