@@ -47,7 +47,10 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -111,7 +114,15 @@ public final class RatisMetastore implements Metastore {
   private volatile LoamException failure;
 
   private RaftServer server;
-  private RaftClient client;
+
+  /** Proposals and read indexes; replaced after a failed proposal (renewClient). */
+  private volatile RaftClient client;
+
+  /** Replaced clients not closed yet; guarded by clientLock. */
+  private final List<RaftClient> retiredClients = new ArrayList<>();
+
+  private final Object clientLock = new Object();
+  private RaftClient adminClient;
 
   private RatisMetastore(
       RatisSettings ratis, MetaSettings settings, InstantSource clock, Executor executor) {
@@ -183,22 +194,111 @@ public final class RatisMetastore implements Metastore {
             .build();
     server.start();
 
+    client = newClient();
+    // Membership changes get their own client: an attempt must outlast the leader's staging
+    // timeout (so a peer that never catches up is reported by the leader, not by a deadline), and
+    // a staging failure is final for the call. Retrying it would restart the staging from scratch,
+    // attempt after attempt, for the whole budget (docs/metastore-ratis.md "Membership").
     List<RaftPeer> voters = new ArrayList<>();
     ratis.voters().forEach((id, addr) -> voters.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
+    RetryPolicy retry = retryPolicy();
+    RaftProperties adminProps = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(adminProps, SupportedRpcType.GRPC);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(adminProps, td(adminAttemptTimeout()));
+    adminClient =
+        RaftClient.newBuilder()
+            .setProperties(adminProps)
+            .setRaftGroup(RaftGroup.valueOf(groupId, voters))
+            .setRetryPolicy(
+                event ->
+                    findCause(event.getCause(), ReconfigurationTimeoutException.class) != null
+                        ? RetryPolicy.NO_RETRY_ACTION
+                        : retry.handleAttemptFailure(event))
+            .build();
+  }
+
+  private RetryPolicy retryPolicy() {
+    return RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+        ratis.maxAttempts(), td(ratis.retryInterval()));
+  }
+
+  /**
+   * A Ratis client for proposals and read indexes, addressed to the voters of the configuration
+   * this replica knows now (the settings' voters until it has joined; a membership change is picked
+   * up by the next client).
+   */
+  private RaftClient newClient() {
+    List<RaftPeer> voters = new ArrayList<>();
+    try {
+      voters.addAll(server.getDivision(groupId).getRaftConf().getCurrentPeers());
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("no configuration yet, addressing the configured voters peer={}", localId, e);
+    }
+    if (voters.isEmpty()) {
+      ratis.voters().forEach((id, addr) -> voters.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
+    }
     RaftProperties clientProps = new RaftProperties();
     RaftConfigKeys.Rpc.setType(clientProps, SupportedRpcType.GRPC);
     RaftClientConfigKeys.Rpc.setRequestTimeout(clientProps, td(ratis.requestTimeout()));
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(
         clientProps, Math.max(2, ratis.maxInFlightProposals()));
-    client =
-        RaftClient.newBuilder()
-            .setProperties(clientProps)
-            .setRaftGroup(RaftGroup.valueOf(groupId, voters))
-            // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
-            .setRetryPolicy(
-                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                    ratis.maxAttempts(), td(ratis.retryInterval())))
-            .build();
+    return RaftClient.newBuilder()
+        .setProperties(clientProps)
+        .setRaftGroup(RaftGroup.valueOf(groupId, voters))
+        // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
+        .setRetryPolicy(retryPolicy())
+        .build();
+  }
+
+  /**
+   * Replaces {@code failed} (if it is still the current client) by a new client, after a proposal
+   * on it failed. A Ratis client whose ordered request ran out of retries fails every later ordered
+   * request on it ("already closed": its sliding window keeps the failure), so without this a
+   * replica could never propose or read again after one outage longer than the retry budget. The
+   * new client has a new client id: the retry cache does not know its calls, the commit dedupe
+   * still does (as for a retry through another replica). The old client is closed once the requests
+   * still in flight on it have had their whole budget.
+   */
+  private void renewClient(RaftClient failed, Throwable cause) {
+    synchronized (clientLock) {
+      if (closed || client != failed) {
+        return;
+      }
+      client = newClient();
+      retiredClients.add(failed);
+    }
+    LOG.info(
+        "metastore Ratis client replaced after a failed request cause={} peer={}",
+        unwrap(cause).getClass().getSimpleName(),
+        localId);
+    TimeoutExecutor.getInstance()
+        .onTimeout(
+            td(ratis.proposalTimeoutBound()),
+            () -> retire(failed),
+            t -> LOG.warn("cannot schedule closing a replaced client peer={}", localId, t));
+  }
+
+  private void retire(RaftClient old) {
+    synchronized (clientLock) {
+      if (!retiredClients.remove(old)) {
+        return; // closed with the replica
+      }
+    }
+    closeQuietly(old, "replaced client");
+  }
+
+  /**
+   * The leader gives up on a new peer that made no progress for this long (Ratis's default, three
+   * election timeouts, set explicitly so the admin attempt timeout can be derived from it).
+   */
+  private Duration stagingTimeout() {
+    return ratis.electionTimeoutMax().multipliedBy(3);
+  }
+
+  /** One setConfiguration attempt: the request timeout, and at least twice the staging timeout. */
+  private Duration adminAttemptTimeout() {
+    Duration twice = stagingTimeout().multipliedBy(2);
+    return twice.compareTo(ratis.requestTimeout()) > 0 ? twice : ratis.requestTimeout();
   }
 
   private RaftProperties serverProperties() {
@@ -213,6 +313,7 @@ public final class RatisMetastore implements Metastore {
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(ratis.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(ratis.electionTimeoutMax()));
     RaftServerConfigKeys.Rpc.setRequestTimeout(p, td(ratis.requestTimeout()));
+    RaftServerConfigKeys.setStagingTimeout(p, td(stagingTimeout()));
     // Linearizable reads use the Raft read index (Raft thesis §6.4), never a stale leader.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Read.setTimeout(p, td(ratis.requestTimeout()));
@@ -308,10 +409,12 @@ public final class RatisMetastore implements Metastore {
                   + localId));
     }
     CompletableFuture<RaftClientReply> sent;
+    RaftClient c = client;
     try {
-      sent = client.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)));
+      sent = c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)));
     } catch (RuntimeException e) {
       inFlight.release();
+      renewClient(c, e);
       return CompletableFuture.failedFuture(unknown("metastore proposal failed to send", e));
     }
     CompletableFuture<Applied> result = new CompletableFuture<>();
@@ -319,6 +422,7 @@ public final class RatisMetastore implements Metastore {
         (reply, err) -> {
           inFlight.release();
           if (err != null) {
+            renewClient(c, err);
             completeExceptionally(result, unknown("metastore proposal failed", err));
             return;
           }
@@ -425,13 +529,18 @@ public final class RatisMetastore implements Metastore {
   /**
    * One attempt to get a read index from the leader (the leader's applied index once it has
    * confirmed its leadership and applied its read index). A replica that does not know the leader
-   * yet answers with an error the Ratis client does not retry, so attempts are retried here, after
-   * {@code retryInterval} on Ratis's timer, up to {@code maxAttempts}.
+   * yet answers with an error the Ratis client does not retry, so attempts are retried here, on
+   * Ratis's timer, up to {@code maxAttempts}. Such an answer comes back at once while an election
+   * runs, so the wait between attempts is at least the minimum election timeout: {@code
+   * maxAttempts} waits of {@code retryInterval} alone could end before the election does.
    */
   private void readIndexAttempt(int attempt, CompletableFuture<Long> result) {
     CompletableFuture<RaftClientReply> sent;
     try {
-      sent = client.async().sendReadOnly(Message.EMPTY);
+      // Unordered: a read needs no ordering with this replica's proposals (the read index covers
+      // every commit acknowledged before the call), and an unordered request has no sliding window
+      // that a failure could close, nor does Ratis log each failed attempt at error level.
+      sent = client.async().sendReadOnlyUnordered(Message.EMPTY);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -446,11 +555,17 @@ public final class RatisMetastore implements Metastore {
           } else {
             TimeoutExecutor.getInstance()
                 .onTimeout(
-                    td(ratis.retryInterval()),
+                    td(readRetryWait()),
                     () -> readIndexAttempt(attempt + 1, result),
                     t -> result.completeExceptionally(readFailed(t)));
           }
         });
+  }
+
+  private Duration readRetryWait() {
+    return ratis.retryInterval().compareTo(ratis.electionTimeoutMin()) > 0
+        ? ratis.retryInterval()
+        : ratis.electionTimeoutMin();
   }
 
   private LoamException readFailed(Throwable cause) {
@@ -500,7 +615,14 @@ public final class RatisMetastore implements Metastore {
       closed = true;
     }
     failWaiters(new LoamException(Kind.UNAVAILABLE, "metastore closed peer=" + localId));
+    List<RaftClient> retired;
+    synchronized (clientLock) {
+      retired = new ArrayList<>(retiredClients);
+      retiredClients.clear();
+    }
+    closeQuietly(adminClient, "admin client");
     closeQuietly(client, "client");
+    retired.forEach(c -> closeQuietly(c, "replaced client"));
     closeQuietly(server, "server");
   }
 
@@ -528,42 +650,119 @@ public final class RatisMetastore implements Metastore {
 
   /**
    * Replaces the voters (and listeners) of the group at runtime (Raft joint consensus through Ratis
-   * setConfiguration). New peers must already be running, started with settings naming this new
-   * configuration. Completes once the new configuration is committed.
+   * setConfiguration; docs/metastore-ratis.md "Membership"). New peers must already be running,
+   * started with settings naming this new configuration: the leader first catches them up (by
+   * snapshot install if its log was purged), then commits the joint and the new configuration.
+   * Completes once the new configuration is committed. A leader that is not in the new
+   * configuration steps down once it is committed, and the new voters elect a leader among
+   * themselves. Listeners named in {@code voters} are promoted, voters named in {@code listeners}
+   * demoted. Naming the current configuration completes at once.
    *
-   * <p>Fails with UNAVAILABLE if no leader accepts it within the retry budget (a configuration
-   * change can be retried with the same target safely).
+   * <p>Fails, within at most {@link RatisSettings#proposalTimeoutBound()} (a new peer that never
+   * answers fails after one staging timeout, three election timeouts):
+   *
+   * <ul>
+   *   <li>UNAVAILABLE, configuration unchanged, when a new peer made no progress while the leader
+   *       tried to catch it up (not running, unreachable, wrong group): start it and call again;
+   *   <li>INVALID when Ratis refuses the change itself (for example a change that would add as many
+   *       new voters as it keeps, which Ratis forbids: grow in steps);
+   *   <li>OUTCOME_UNKNOWN when no leader answered within the retry budget or this replica closed:
+   *       the change may or may not be committed; calling again with the same target is safe (a
+   *       change to the current configuration is a no-op).
+   * </ul>
+   *
+   * @throws IllegalArgumentException (synchronously) for an empty or oversized voter map, malformed
+   *     peers, or a peer both voter and listener
    */
   public CompletableFuture<Void> setConfiguration(
       Map<String, String> voters, Map<String, String> listeners) {
+    Objects.requireNonNull(voters, "voters");
+    Objects.requireNonNull(listeners, "listeners");
+    // The same checks as at start: validated as settings of the first voter.
+    if (!voters.isEmpty()) {
+      new RatisSettings(
+          voters.keySet().iterator().next(),
+          voters,
+          listeners,
+          ratis.storageDir(),
+          ratis.groupName(),
+          ratis.electionTimeoutMin(),
+          ratis.electionTimeoutMax(),
+          ratis.requestTimeout(),
+          ratis.retryInterval(),
+          ratis.maxAttempts(),
+          ratis.maxInFlightProposals(),
+          ratis.snapshotThresholdEntries(),
+          ratis.logSegmentSizeBytes());
+    } else {
+      throw new IllegalArgumentException("a configuration needs at least one voter");
+    }
+    LoamException refused = refusal();
+    if (refused != null) {
+      return CompletableFuture.failedFuture(refused);
+    }
     List<RaftPeer> v = new ArrayList<>();
     new TreeMap<>(voters).forEach((id, addr) -> v.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
     List<RaftPeer> l = new ArrayList<>();
     new TreeMap<>(listeners).forEach((id, addr) -> l.add(peer(id, addr, RaftPeerRole.LISTENER)));
+    String target =
+        "voters="
+            + new TreeMap<>(voters).keySet()
+            + " listeners="
+            + new TreeMap<>(listeners).keySet();
     return CompletableFuture.supplyAsync(
         () -> {
+          RaftClientReply reply;
           try {
-            RaftClientReply reply =
-                client
+            reply =
+                adminClient
                     .admin()
                     .setConfiguration(
                         SetConfigurationRequest.Arguments.newBuilder()
                             .setServersInNewConf(v)
                             .setListenersInNewConf(l)
                             .build());
-            if (!reply.isSuccess()) {
-              throw new LoamException(
-                  Kind.UNAVAILABLE,
-                  "metastore configuration change failed peer=" + localId,
-                  reply.getException());
-            }
-            return null;
-          } catch (IOException e) {
-            throw new LoamException(
-                Kind.UNAVAILABLE, "metastore configuration change failed peer=" + localId, e);
+          } catch (IOException | RuntimeException e) {
+            throw configurationFailed(target, e);
           }
+          if (!reply.isSuccess()) {
+            throw configurationFailed(target, reply.getException());
+          }
+          LOG.info("metastore configuration changed {} peer={}", target, localId);
+          return null;
         },
         executor);
+  }
+
+  private LoamException configurationFailed(String target, Throwable cause) {
+    Throwable c = unwrap(cause);
+    if (findCause(c, ReconfigurationTimeoutException.class) != null) {
+      return new LoamException(
+          Kind.UNAVAILABLE,
+          "metastore configuration change failed: a new peer made no progress while the leader"
+              + " tried to catch it up (is it running, with settings naming this group?); the"
+              + " configuration is unchanged "
+              + target
+              + " peer="
+              + localId,
+          c);
+    }
+    if (findCause(c, SetConfigurationException.class) != null) {
+      return new LoamException(
+          Kind.INVALID,
+          "metastore configuration change refused by Ratis " + target + " peer=" + localId,
+          c);
+    }
+    return new LoamException(
+        Kind.OUTCOME_UNKNOWN,
+        "metastore configuration change got no answer; it may be committed, call again with the"
+            + " same target "
+            + target
+            + " cause="
+            + (c == null ? "none" : c.getClass().getSimpleName())
+            + " peer="
+            + localId,
+        c);
   }
 
   /** This replica's peer id. */

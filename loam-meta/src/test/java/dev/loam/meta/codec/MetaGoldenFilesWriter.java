@@ -5,6 +5,7 @@ import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AllocateProducerIds;
+import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
@@ -16,18 +17,29 @@ import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
+import dev.loam.meta.command.DeregisterNode;
+import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
+import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.meta.command.Outcome.BatchStatus;
 import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamConfig.CleanupPolicy;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
+import dev.loam.meta.command.StreamOwnership.State;
 import dev.loam.meta.command.SwapSegment;
+import dev.loam.meta.command.TransferStream;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.meta.state.MetaStateMachine;
@@ -72,6 +84,12 @@ import java.util.stream.Stream;
  *   <li>{@value #SNAPSHOT_V3}: a v3 snapshot (producer-id counter, named consumers; also a stream
  *       grown by AddPartitions and re-configured by UpdateStreamConfig) after {@link
  *       #snapshotV3Commands()}.
+ *   <li>{@value #COMMANDS_V1_OWNERSHIP}: the node liveness and ownership command tags 15..23 (still
+ *       format version 1), same framing; {@link #commandsOwnership()}.
+ *   <li>{@value #OUTCOMES_V1_OWNERSHIP}: outcome tags 15..16 and reject reason 11 (NOT_OWNER);
+ *       {@link #outcomesOwnership()}.
+ *   <li>{@value #SNAPSHOT_V4}: a v4 snapshot (renewals, dead nodes, ownerships in every owned and
+ *       unowned state) after {@link #snapshotV4Commands()}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -89,6 +107,9 @@ public final class MetaGoldenFilesWriter {
   static final String OUTCOMES_V1_EXT = "outcomes-v1-ext.bin";
   static final String SNAPSHOT_V2 = "metastore-snapshot-v2.bin";
   static final String SNAPSHOT_V3 = "metastore-snapshot-v3.bin";
+  static final String COMMANDS_V1_OWNERSHIP = "metastore-commands-v1-ownership.bin";
+  static final String OUTCOMES_V1_OWNERSHIP = "outcomes-v1-ownership.bin";
+  static final String SNAPSHOT_V4 = "metastore-snapshot-v4.bin";
 
   /** The snapshot sequence's base clock; stamps are offsets from it. */
   static final long START = 1_780_000_000_000L;
@@ -111,6 +132,11 @@ public final class MetaGoldenFilesWriter {
     writeNew(dir, OUTCOMES_V1_EXT, frame(outcomesExt().stream().map(OutcomeCodec::encode)));
     writeNew(dir, SNAPSHOT_V2, state(snapshotV2Commands()).snapshot());
     writeNew(dir, SNAPSHOT_V3, state(snapshotV3Commands()).snapshot());
+    writeNew(
+        dir, COMMANDS_V1_OWNERSHIP, frame(commandsOwnership().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir, OUTCOMES_V1_OWNERSHIP, frame(outcomesOwnership().stream().map(OutcomeCodec::encode)));
+    writeNew(dir, SNAPSHOT_V4, state(snapshotV4Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
@@ -471,6 +497,98 @@ public final class MetaGoldenFilesWriter {
     out.add(new AcquireConsumerLease(originA(8_000), 1L, 2, "billing", "host-1", 30_000L));
     out.add(new CommitConsumerOffset(originA(8_100), 1L, 2, "billing", 1L, 1L));
     out.add(new AcquireConsumerLease(originA(8_200), 1L, 0, "audit", "host-2", 10_000L));
+    return out;
+  }
+
+  // ---- commands-v1-ownership: tags 15..23, added to v1 with node liveness and stream ownership
+
+  static final long EPOCH_C = START + 9_000;
+  static final long EPOCH_D = START + 9_100;
+
+  static List<Command> commandsOwnership() {
+    Origin a = new Origin("node-a", EPOCH_A, 1_780_000_000_901L);
+    Origin b = new Origin("nœud-ß", 9L, -5L);
+    return List.of(
+        new RenewNode(a),
+        new RenewNode(b),
+        new ExpireNode(a, "node-c", EPOCH_C, 30_000L),
+        new ExpireNode(b, "nœud-ß", Long.MAX_VALUE, ExpireNode.MIN_TIMEOUT_MILLIS),
+        new DeregisterNode(b),
+        new SetNodeSlots(a, "node-b", SetNodeSlots.MAX_SLOTS),
+        new SetNodeSlots(b, "nœud-ß", 0),
+        new PlaceStream(a, 42L),
+        new OpenStream(b, 5_000_000_000L),
+        new CloseStream(a, 42L, 7L),
+        new TransferStream(a, 42L, 7L, "nœud-ß"),
+        // Wrappers of three owner-bound tags (8, 5, 13): the inner command is a whole encoding.
+        new OwnerFenced(42L, 7L, new TrimPartition(a, 42L, 3, 1_014L, TrimPartition.Reason.SIZE)),
+        new OwnerFenced(5_000_000_000L, 1L, new DeleteStream(b, "analytics", "page-views")),
+        new OwnerFenced(
+            42L,
+            Long.MAX_VALUE,
+            new UpdateStreamConfig(a, "default", "orders", null, 1_048_576L, null)));
+  }
+
+  // ---- outcomes-v1-ownership: outcome tags 15..16 and reason code 11
+
+  static List<Outcome> outcomesOwnership() {
+    return List.of(
+        new Outcome.Rejected(
+            RejectReason.NOT_OWNER, "not the owner stream=42 owner=node-b streamEpoch=7"),
+        new Outcome.NodeStatusChanged(
+            new NodeStatus("node-a", EPOCH_A, true, 1_780_000_009_300L), true, 0),
+        new Outcome.NodeStatusChanged(new NodeStatus("nœud-ß", 9L, false, -1L), false, 70_000),
+        new Outcome.OwnershipChanged(StreamOwnership.unplaced(5_000_000_000L), false),
+        new Outcome.OwnershipChanged(
+            new StreamOwnership(42L, State.PLACED, "node-b", EPOCH_B, 0L, null), true),
+        new Outcome.OwnershipChanged(
+            new StreamOwnership(42L, State.OPEN, "node-a", EPOCH_A, 7L, "nœud-ß"), true),
+        new Outcome.OwnershipChanged(
+            new StreamOwnership(42L, State.OPEN, "node-a", EPOCH_A, Long.MAX_VALUE, null), false),
+        new Outcome.OwnershipChanged(
+            new StreamOwnership(42L, State.CLOSED, null, 0L, 8L, null), true));
+  }
+
+  // ---- snapshot-v4: node liveness and stream ownership
+
+  static Origin originC(long offsetMillis) {
+    return new Origin("node-c", EPOCH_C, START + offsetMillis);
+  }
+
+  static Origin originD(long offsetMillis) {
+    return new Origin("node-d", EPOCH_D, START + offsetMillis);
+  }
+
+  /**
+   * The v3 sequence, then: node-b, node-c and node-d register; node-d deregisters and node-c is
+   * expired by node-a (two dead nodes); node-a renews; node-b's slots become 3; node-a opens stream
+   * 1 (placed on it), changes its retention under its stream epoch, and hands it to node-b (a
+   * pending transfer); stream 2 "metrics" is placed on node-b (never opened); stream 3 "logs" is
+   * placed on node-a, opened and closed.
+   */
+  static List<Command> snapshotV4Commands() {
+    List<Command> out = new ArrayList<>(snapshotV3Commands());
+    out.add(new RegisterNode(originB(9_000), "10.0.0.2:9092", 2, "az-2"));
+    out.add(new RegisterNode(originC(9_050), "10.0.0.3:9092", 1, null));
+    out.add(new RegisterNode(originD(9_100), null, 1, "az-4"));
+    out.add(new DeregisterNode(originD(9_150)));
+    out.add(new RenewNode(originA(9_300)));
+    out.add(new SetNodeSlots(originA(9_400), "node-b", 3));
+    out.add(new ExpireNode(originA(10_500), "node-c", EPOCH_C, 1_000L));
+    out.add(new PlaceStream(originA(10_600), 1L));
+    out.add(new OpenStream(originA(10_700), 1L));
+    out.add(
+        new OwnerFenced(
+            1L,
+            1L,
+            new UpdateStreamConfig(originA(10_800), "default", "events", 2_000L, null, null)));
+    out.add(new TransferStream(originA(10_900), 1L, 1L, "node-b"));
+    out.add(new CreateStream(originA(11_000), "default", "metrics", StreamConfig.standard(1)));
+    out.add(new PlaceStream(originA(11_100), 2L));
+    out.add(new CreateStream(originA(11_200), "default", "logs", StreamConfig.standard(1)));
+    out.add(new PlaceStream(originA(11_300), 3L));
+    out.add(new OpenStream(originA(11_400), 3L));
+    out.add(new CloseStream(originA(11_500), 3L, 1L));
     return out;
   }
 

@@ -28,12 +28,16 @@ final class RatisTestCluster implements AutoCloseable {
   private final MetaSettings metaSettings;
   private final InstantSource clock;
   private final Executor executor;
-  private final RatisSettings template;
+
+  /** The configuration peers start with; replaced by {@link #reconfigure}. */
+  private RatisSettings template;
+
   private final Map<String, RatisMetastore> members = new LinkedHashMap<>();
 
   private RatisTestCluster(
       Path baseDir,
       int voters,
+      int listeners,
       MetaSettings metaSettings,
       InstantSource clock,
       Executor executor,
@@ -44,9 +48,19 @@ final class RatisTestCluster implements AutoCloseable {
     this.executor = executor;
     Map<String, String> peers = new LinkedHashMap<>();
     for (int i = 1; i <= voters; i++) {
-      peers.put("m" + i, "127.0.0.1:" + freePort());
+      peers.put("m" + i, newAddress());
     }
-    this.template = tweak.apply(testDefaults("m1", peers, baseDir.resolve("m1"))).build();
+    Map<String, String> ls = new LinkedHashMap<>();
+    for (int i = 1; i <= listeners; i++) {
+      ls.put("l" + i, newAddress());
+    }
+    this.template =
+        tweak.apply(testDefaults("m1", peers, baseDir.resolve("m1")).listeners(ls)).build();
+  }
+
+  /** A loopback address with a free port, for a peer that joins later. */
+  static String newAddress() {
+    return "127.0.0.1:" + freePort();
   }
 
   /** Fast elections and short attempts, as suits loopback. */
@@ -66,10 +80,25 @@ final class RatisTestCluster implements AutoCloseable {
       InstantSource clock,
       Executor executor,
       UnaryOperator<RatisSettings.Builder> tweak) {
+    return start(baseDir, voters, 0, metaSettings, clock, executor, tweak);
+  }
+
+  /** Starts voters m1..m{voters} and listeners l1..l{listeners}; waits as above. */
+  static RatisTestCluster start(
+      Path baseDir,
+      int voters,
+      int listeners,
+      MetaSettings metaSettings,
+      InstantSource clock,
+      Executor executor,
+      UnaryOperator<RatisSettings.Builder> tweak) {
     RatisTestCluster c =
-        new RatisTestCluster(baseDir, voters, metaSettings, clock, executor, tweak);
+        new RatisTestCluster(baseDir, voters, listeners, metaSettings, clock, executor, tweak);
     try {
       for (String id : c.template.voters().keySet()) {
+        c.start(id);
+      }
+      for (String id : c.template.listeners().keySet()) {
         c.start(id);
       }
       c.awaitInSync();
@@ -91,6 +120,39 @@ final class RatisTestCluster implements AutoCloseable {
 
   RatisSettings settings(String id) {
     return template.forPeer(id, baseDir.resolve(id));
+  }
+
+  /** The voters of the configuration peers are started with. */
+  Map<String, String> voters() {
+    return template.voters();
+  }
+
+  /** The listeners of the configuration peers are started with. */
+  Map<String, String> listeners() {
+    return template.listeners();
+  }
+
+  /**
+   * Peers started from now on name this configuration (the group's own configuration changes only
+   * through {@link RatisMetastore#setConfiguration}).
+   */
+  void reconfigure(Map<String, String> voters, Map<String, String> listeners) {
+    RatisSettings t = template;
+    template =
+        new RatisSettings(
+            voters.keySet().iterator().next(),
+            voters,
+            listeners,
+            t.storageDir(),
+            t.groupName(),
+            t.electionTimeoutMin(),
+            t.electionTimeoutMax(),
+            t.requestTimeout(),
+            t.retryInterval(),
+            t.maxAttempts(),
+            t.maxInFlightProposals(),
+            t.snapshotThresholdEntries(),
+            t.logSegmentSizeBytes());
   }
 
   /** Starts (or restarts from its directory) one peer. */
