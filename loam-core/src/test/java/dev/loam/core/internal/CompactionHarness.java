@@ -96,6 +96,7 @@ final class CompactionHarness implements AutoCloseable {
 
   int tombstonesGone;
   int compactedEntriesSeen;
+  volatile int crashesInjected;
 
   CompactionHarness(Path tmp, long seed, int partitions, CompactionSettings compaction)
       throws Exception {
@@ -129,6 +130,7 @@ final class CompactionHarness implements AutoCloseable {
                     if (m.getName().equals("create")
                         && ((String) args[0]).endsWith(Compactor.SUFFIX)
                         && crashAfterCompactedPut.getAndSet(false)) {
+                      crashesInjected++;
                       return ((CompletableFuture<?>) r)
                           .thenApply(
                               v -> {

@@ -53,6 +53,7 @@ class CompactionPropertyTest {
     int superseded = 0;
     int tombstones = 0;
     int compacted = 0;
+    int crashes = 0;
     for (long seed = 1; seed <= 3; seed++) {
       Random r = new Random(seed);
       List<Integer> ops = new ArrayList<>();
@@ -63,10 +64,12 @@ class CompactionPropertyTest {
       superseded += c[0];
       tombstones += c[1];
       compacted += c[2];
+      crashes += c[3];
     }
     assertThat(superseded).as("superseded records removed").isPositive();
     assertThat(tombstones).as("tombstones removed after their retention").isPositive();
     assertThat(compacted).as("compacted entries read").isPositive();
+    assertThat(crashes).as("crashes between a compacted segment PUT and its swap").isPositive();
   }
 
   static int[] run(List<Integer> ops, long seed) throws Exception {
@@ -117,7 +120,9 @@ class CompactionPropertyTest {
       }
       h.settleGc("seed=" + seed + " end");
       h.check("seed=" + seed + " end");
-      return new int[] {h.supersededGone, h.tombstonesGone, h.compactedEntriesSeen};
+      return new int[] {
+        h.supersededGone, h.tombstonesGone, h.compactedEntriesSeen, h.crashesInjected
+      };
     } finally {
       try (Stream<Path> s = Files.walk(tmp)) {
         s.sorted(Comparator.reverseOrder())
