@@ -94,9 +94,14 @@ public final class CompactionBench {
       node.log()
           .updateStream("default", "b", new StreamUpdate(null, null, true))
           .get(10, TimeUnit.SECONDS);
+      var os =
+          (com.sun.management.OperatingSystemMXBean)
+              java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = os.getProcessCpuTime();
       long t0 = System.nanoTime();
       node.runMaintenance().get(10, TimeUnit.MINUTES);
       long nanos = System.nanoTime() - t0;
+      double cpuSecs = (os.getProcessCpuTime() - cpu0) / 1e9;
       long[] after = stats(meta, info);
       long survivors = 0;
       long next = 0;
@@ -117,7 +122,8 @@ public final class CompactionBench {
               + "before: segment bytes=%d wal bytes=%d entries=%d%n"
               + "after:  compacted bytes=%d plain segment bytes=%d wal bytes=%d entries=%d"
               + " records left=%d%n"
-              + "pass: %.2f s, %.1f MB/s of segment bytes read (map built + rewrite), %.0f records/s%n",
+              + "pass: %.2f s wall, %.2f s process CPU; %.1f MB/s of segment bytes per wall second,"
+              + " %.1f MB/s per CPU second; %.0f records/s (wall)%n",
           records,
           keys,
           valueBytes,
@@ -130,7 +136,9 @@ public final class CompactionBench {
           after[3],
           survivors,
           secs,
+          cpuSecs,
           before[1] / 1e6 / secs,
+          before[1] / 1e6 / cpuSecs,
           records / secs);
     } finally {
       node.stop();
