@@ -241,42 +241,50 @@ final class Compactor {
             });
   }
 
-  /** Puts the dirty entries' keys into the map while they fit; completes with how many did. */
+  /**
+   * Puts the dirty entries' keys into the map while whole entries fit; completes with how many did.
+   * An entry's keyed records are counted before any is put, so the map never holds part of one.
+   */
   private CompletableFuture<Integer> buildMap(Plan pl, OffsetMap map, int i) {
     if (i >= pl.dirty().size()) {
       return CompletableFuture.completedFuture(i);
     }
     IndexEntry e = pl.dirty().get(i);
-    if ((long) map.size() + e.recordCount() > map.maxEntries()) {
-      if (i == 0) {
-        return CompletableFuture.failedFuture(
-            new LoamException(
-                Kind.INVALID,
-                "compaction map too small for one index entry mapBytes="
-                    + settings.mapBytes()
-                    + " maxKeys="
-                    + map.maxEntries()
-                    + " entryOffsets="
-                    + e.recordCount()
-                    + " stream="
-                    + pl.key().streamId()
-                    + " partition="
-                    + pl.key().partition()));
-      }
-      return CompletableFuture.completedFuture(i);
-    }
     return readPath
         .load(e)
         .thenCompose(
             bytes -> {
+              List<byte[]> keys = new ArrayList<>();
+              List<Long> offsets = new ArrayList<>();
               forEachRecord(
                   e,
                   bytes,
                   (batch, rec, offset) -> {
                     if (rec.key() != null) {
-                      map.put(rec.key(), offset);
+                      keys.add(rec.key());
+                      offsets.add(offset);
                     }
                   });
+              if ((long) map.size() + keys.size() > map.maxEntries()) {
+                if (i == 0) {
+                  throw new LoamException(
+                      Kind.INVALID,
+                      "compaction map too small for one index entry mapBytes="
+                          + settings.mapBytes()
+                          + " maxKeys="
+                          + map.maxEntries()
+                          + " entryKeyedRecords="
+                          + keys.size()
+                          + " stream="
+                          + pl.key().streamId()
+                          + " partition="
+                          + pl.key().partition());
+                }
+                return CompletableFuture.completedFuture(i);
+              }
+              for (int j = 0; j < keys.size(); j++) {
+                map.put(keys.get(j), offsets.get(j));
+              }
               return buildMap(pl, map, i + 1);
             });
   }
