@@ -172,6 +172,7 @@ public final class LoamNode implements AutoCloseable {
     private NodeSettings settings = NodeSettings.defaults();
     private MetaSettings metaSettings = MetaSettings.defaults();
     private OwnershipSettings ownershipSettings = OwnershipSettings.defaults();
+    private CompactionSettings compactionSettings = CompactionSettings.defaults();
     private Duration startTimeout = Duration.ofSeconds(30);
     private Duration closeTimeout = Duration.ofSeconds(30);
 
@@ -258,6 +259,12 @@ public final class LoamNode implements AutoCloseable {
       return this;
     }
 
+    /** Tombstone retention and memory bound of the compaction of compacted streams. */
+    public Builder compaction(CompactionSettings s) {
+      this.compactionSettings = Objects.requireNonNull(s);
+      return this;
+    }
+
     /** Sequencer windows for an embedded metastore the builder creates. */
     public Builder metaSettings(MetaSettings s) {
       this.metaSettings = Objects.requireNonNull(s);
@@ -335,7 +342,8 @@ public final class LoamNode implements AutoCloseable {
                 s,
                 ioExec,
                 startTimeout,
-                ownershipSettings);
+                ownershipSettings,
+                compactionSettings);
         return new LoamNode(rt, owned, closeTimeout);
       } catch (RuntimeException e) {
         for (int i = owned.size() - 1; i >= 0; i--) {

@@ -766,7 +766,8 @@ public final class LogService implements Log {
   /** Loads entries in order until {@code maxBytes} is reached (at least one entry). */
   private CompletableFuture<Long> loadEntries(
       View v, FetchRequest q, int i, int bytesSoFar, List<FetchedRecord> out) {
-    if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes())) {
+    // Entries compaction emptied hold no record: keep reading until one is found.
+    if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes() && !out.isEmpty())) {
       long next = i == 0 ? q.offset() : v.entries().get(i - 1).endOffset();
       return CompletableFuture.completedFuture(Math.max(next, q.offset()));
     }

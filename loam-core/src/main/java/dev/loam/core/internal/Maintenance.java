@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's background work on the log (stream-engine.txt §5): one pass runs retention, then the
- * segmenter (until a pass makes no segment, at most {@link #MAX_SEGMENTS_PER_PASS}), then GC. A
- * state machine driven from outside ({@link #poll()}, from NodeRuntime's scheduled task or a test);
- * it owns no thread. Overlapping polls join the pass in progress.
+ * segmenter (until a pass makes no segment, at most {@link #MAX_SEGMENTS_PER_PASS}), then the
+ * compactor (compacted streams), then GC. A state machine driven from outside ({@link #poll()},
+ * from NodeRuntime's scheduled task or a test); it owns no thread. Overlapping polls join the pass
+ * in progress.
  *
  * <p>A pass first runs the ownership step (claiming the streams placement gives this node), and
  * retention and the segmenter then work only on the streams this node holds open: each of their
@@ -30,14 +31,21 @@ final class Maintenance {
   private final OwnershipAgent ownership;
   private final RetentionTask retention;
   private final Segmenter segmenter;
+  private final Compactor compactor;
   private final ObjectGc gc;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile CompletableFuture<Void> current = CompletableFuture.completedFuture(null);
 
-  Maintenance(OwnershipAgent ownership, RetentionTask retention, Segmenter segmenter, ObjectGc gc) {
+  Maintenance(
+      OwnershipAgent ownership,
+      RetentionTask retention,
+      Segmenter segmenter,
+      Compactor compactor,
+      ObjectGc gc) {
     this.ownership = ownership;
     this.retention = retention;
     this.segmenter = segmenter;
+    this.compactor = compactor;
     this.gc = gc;
   }
 
@@ -51,6 +59,7 @@ final class Maintenance {
             .tick()
             .thenCompose(v -> retention.poll())
             .thenCompose(n -> segmentLoop(0))
+            .thenCompose(n -> compactor.poll())
             .thenCompose(n -> gc.poll())
             .handle(
                 (v, t) -> {

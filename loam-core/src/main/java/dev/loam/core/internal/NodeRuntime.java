@@ -1,5 +1,6 @@
 package dev.loam.core.internal;
 
+import dev.loam.api.CompactionSettings;
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
@@ -59,7 +60,8 @@ public final class NodeRuntime {
       RandomGenerator random,
       ScheduledExecutorService scheduler,
       Executor ioExecutor,
-      OwnershipSettings ownershipSettings) {
+      OwnershipSettings ownershipSettings,
+      CompactionSettings compactionSettings) {
     ObjectStore store =
         expressStore == null
             ? standardStore
@@ -165,6 +167,17 @@ public final class NodeRuntime {
                 settings.segmentThresholdBytes(),
                 settings.segmentMaxBytes(),
                 settings.segmentEntryMaxBytes()),
+            new Compactor(
+                nodeId,
+                () -> epoch,
+                meta,
+                store,
+                readPath,
+                ulids,
+                clock,
+                compactionSettings,
+                settings.segmentMaxBytes(),
+                settings.segmentEntryMaxBytes()),
             new ObjectGc(
                 nodeId,
                 () -> epoch,
@@ -263,6 +276,35 @@ public final class NodeRuntime {
       Executor ioExecutor,
       Duration startTimeout,
       OwnershipSettings ownershipSettings) {
+    return start(
+        nodeId,
+        settings,
+        store,
+        expressStore,
+        meta,
+        clock,
+        random,
+        scheduler,
+        ioExecutor,
+        startTimeout,
+        ownershipSettings,
+        CompactionSettings.defaults());
+  }
+
+  /** As the full {@code start} above, with the compaction settings of compacted streams. */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      Duration startTimeout,
+      OwnershipSettings ownershipSettings,
+      CompactionSettings compactionSettings) {
     if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
       throw new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId);
     }
@@ -299,7 +341,8 @@ public final class NodeRuntime {
         random,
         scheduler,
         ioExecutor,
-        ownershipSettings);
+        ownershipSettings,
+        compactionSettings);
   }
 
   public Log log() {

@@ -134,7 +134,9 @@ final class ReadPath {
       while (buf.hasRemaining()) {
         RecordBatch batch = RecordBatch.readFrom(buf);
         long base = next;
-        next += batch.recordCount();
+        // A batch covers lastOffsetDelta + 1 offsets: its record count for every batch as
+        // appended, more when compaction removed records (segments-and-gc.md "Compacted streams").
+        next += batch.lastOffsetDelta() + 1L;
         if (next <= fromOffset) {
           continue;
         }

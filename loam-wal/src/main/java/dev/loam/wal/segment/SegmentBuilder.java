@@ -20,6 +20,7 @@ public final class SegmentBuilder {
   private final long streamId;
   private final int partition;
   private final long baseOffset;
+  private final boolean compacted;
   private final List<SegmentBatch> batches = new ArrayList<>();
   private byte[] data = new byte[4096];
   private int dataLength = SegmentFormat.HEADER_SIZE;
@@ -29,6 +30,18 @@ public final class SegmentBuilder {
    * @throws LoamException INVALID if {@code partition < 0} or {@code baseOffset < 0}
    */
   public SegmentBuilder(long streamId, int partition, long baseOffset) {
+    this(streamId, partition, baseOffset, false);
+  }
+
+  /**
+   * A builder for a compacted segment when {@code compacted} (header flag COMPACTED,
+   * segment-v1.md): batches may hold fewer records than offsets (gaps, or none at all), so each
+   * batch covers {@code lastOffsetDelta + 1} offsets and the index's record_count holds that span.
+   *
+   * @throws LoamException INVALID if {@code partition < 0} or {@code baseOffset < 0}
+   */
+  public SegmentBuilder(long streamId, int partition, long baseOffset, boolean compacted) {
+    this.compacted = compacted;
     if (partition < 0 || baseOffset < 0) {
       throw new LoamException(
           Kind.INVALID,
@@ -84,10 +97,15 @@ public final class SegmentBuilder {
       int pos = dataLength;
       System.arraycopy(bytes, at, data, pos, len);
       RecordBatches.setBaseOffset(data, pos, nextOffset);
-      SegmentBatch sb = new SegmentBatch(nextOffset, b.recordCount(), b.maxTimestamp(), pos, len);
+      int span = compacted ? b.lastOffsetDelta() + 1 : b.recordCount();
+      if (span < 1) {
+        throw new LoamException(
+            Kind.INVALID, "segment batch covers no offset offset=" + nextOffset + " span=" + span);
+      }
+      SegmentBatch sb = new SegmentBatch(nextOffset, span, b.maxTimestamp(), pos, len);
       batches.add(sb);
       added.add(sb);
-      nextOffset += b.recordCount();
+      nextOffset += span;
       dataLength += len;
       at += len;
     }
@@ -124,7 +142,7 @@ public final class SegmentBuilder {
     BigEndian.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
     BigEndian.putShort(out, SegmentFormat.H_VERSION, SegmentFormat.VERSION);
     out[SegmentFormat.H_ENCODING] = SegmentFormat.ENCODING_KAFKA;
-    out[SegmentFormat.H_FLAGS] = 0;
+    out[SegmentFormat.H_FLAGS] = (byte) (compacted ? SegmentFormat.FLAG_COMPACTED : 0);
     BigEndian.putLong(out, SegmentFormat.H_STREAM_ID, streamId);
     BigEndian.putInt(out, SegmentFormat.H_PARTITION, partition);
     BigEndian.putLong(out, SegmentFormat.H_BASE_OFFSET, baseOffset);

@@ -9,6 +9,9 @@ final class SegmentFormat {
   static final int VERSION = 1;
   static final int ENCODING_KAFKA = 0;
 
+  /** Header flag bit 0: batches were re-encoded by the compactor and are dense by offset span. */
+  static final int FLAG_COMPACTED = 1;
+
   static final int HEADER_MAGIC = 0x4C534547; // "LSEG"
   static final int FOOTER_MAGIC = 0x4C534746; // "LSGF"
 

@@ -190,7 +190,8 @@ public final class SegmentReader {
    * Parses and validates a whole segment: everything {@link #parseIndex} checks, plus the header
    * (magic, CRC, version, encoding, flags), that the header's base offset is the first batch's, the
    * data CRC, and every batch (Kafka header and CRC, length, baseOffset, record count, max
-   * timestamp against the index).
+   * timestamp against the index; in a COMPACTED segment the index count is the batch's offset span
+   * {@code lastOffsetDelta + 1}, which bounds its record count).
    *
    * @throws CorruptionException on any damage, including truncation
    * @throws LoamException INVALID for an unsupported version or encoding
@@ -221,7 +222,8 @@ public final class SegmentReader {
     if (encoding != SegmentFormat.ENCODING_KAFKA) {
       throw new LoamException(Kind.INVALID, "unsupported segment encoding=" + encoding);
     }
-    if (bytes[SegmentFormat.H_FLAGS] != 0) {
+    boolean compacted = bytes[SegmentFormat.H_FLAGS] == SegmentFormat.FLAG_COMPACTED;
+    if (bytes[SegmentFormat.H_FLAGS] != 0 && !compacted) {
       throw new CorruptionException(
           "segment header flags set flags=" + bytes[SegmentFormat.H_FLAGS]);
     }
@@ -258,7 +260,9 @@ public final class SegmentReader {
           RecordBatch.readFrom(ByteBuffer.wrap(bytes, (int) b.position(), b.length()).slice());
       if (rb.sizeInBytes() != b.length()
           || rb.baseOffset() != b.baseOffset()
-          || rb.recordCount() != b.recordCount()
+          || (compacted
+              ? rb.lastOffsetDelta() + 1L != b.recordCount() || rb.recordCount() > b.recordCount()
+              : rb.recordCount() != b.recordCount())
           || rb.maxTimestamp() != b.maxTimestamp()) {
         throw new CorruptionException(
             "segment batch differs from its index entry batch="
