@@ -67,6 +67,10 @@ class ChaosProcessIT {
   static final int PLAIN_PRODUCERS = 2;
   static final long LIVENESS_MS = 3_000;
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The fraction of idempotent 200 answers the client pretends it never received. */
+  static final double DROP_ANSWER = 0.1;
+
   static final FaultRates FAULTS_ON = new FaultRates(0.2, 0.1, 0.2);
   static final Pattern FAULT = Pattern.compile("loam: node \\S+ fault kind=(\\S+) ");
 
@@ -89,6 +93,7 @@ class ChaosProcessIT {
 
   // Counters for the summary.
   final AtomicLong idempotentRetries = new AtomicLong();
+  final AtomicLong droppedAnswers = new AtomicLong();
   final AtomicLong ackedAfterUnknownAttempt = new AtomicLong();
   final AtomicLong conflictAnswers = new AtomicLong();
   final AtomicLong staleFetches = new AtomicLong();
@@ -301,6 +306,7 @@ class ChaosProcessIT {
       int partition, List<String> values, String body, Random rnd) {
     int node = rnd.nextInt(cluster.size());
     boolean maybe = false;
+    List<Long> dropped = null;
     for (int attempt = 0; ; attempt++) {
       if (attempt > 0) {
         idempotentRetries.incrementAndGet();
@@ -319,6 +325,25 @@ class ChaosProcessIT {
         Answer a = call(node, "POST", BASE + "/records", body);
         switch (a.status()) {
           case 200 -> {
+            if (attempt < 3 && rnd.nextDouble() < DROP_ANSWER) {
+              // The answer is "lost on the way back": retry as if the connection had failed.
+              droppedAnswers.incrementAndGet();
+              if (dropped == null) {
+                dropped = offsetsOf(a);
+              }
+              maybe = true;
+              continue;
+            }
+            if (dropped != null) {
+              List<Long> offsets = offsetsOf(a);
+              if (!dropped.equals(offsets) || !a.body().contains("\"duplicate\":true")) {
+                checker.violation(
+                    "retry of an appended idempotent request answered "
+                        + a.body()
+                        + " but the dropped answer had offsets "
+                        + dropped);
+              }
+            }
             if (acked(partition, values, a) && maybe) {
               ackedAfterUnknownAttempt.incrementAndGet();
             }
@@ -385,6 +410,18 @@ class ChaosProcessIT {
   }
 
   /** Records a 200 produce answer; false (and a violation) if it is malformed. */
+  private List<Long> offsetsOf(Answer a) {
+    List<Long> offsets = new ArrayList<>();
+    try {
+      for (JsonNode r : JSON.readTree(a.body()).get("records")) {
+        offsets.add(r.get("offset").asLong());
+      }
+    } catch (IOException | RuntimeException e) {
+      checker.violation("malformed produce answer " + a.body() + ": " + e);
+    }
+    return offsets;
+  }
+
   private boolean acked(int partition, List<String> values, Answer a) {
     try {
       JsonNode b = JSON.readTree(a.body());
@@ -633,7 +670,7 @@ class ChaosProcessIT {
     try {
       for (int k = 0; chaos; k++) {
         pause(1000 + rnd.nextInt(2000));
-        if (!chaos) {
+        if (!chaos || chaosEndsIn() < 5) {
           return;
         }
         OptionalInt leader = cluster.metastoreLeader();
@@ -690,6 +727,10 @@ class ChaosProcessIT {
         checker.violation("could not switch faults off: " + e);
       }
     }
+  }
+
+  private double chaosEndsIn() {
+    return durationSeconds - sinceChaos();
   }
 
   private double sinceChaos() {
@@ -808,6 +849,10 @@ class ChaosProcessIT {
         "appends acknowledged (requests / records)",
         v.ackedAppends() + " / " + v.ackedRecords());
     row(b, "idempotent retries (attempts after the first)", idempotentRetries.get());
+    row(
+        b,
+        "idempotent 200 answers dropped by the client (then retried elsewhere)",
+        droppedAnswers.get());
     row(
         b,
         "idempotent appends acknowledged after an unknown-outcome attempt",
