@@ -122,6 +122,7 @@ class ChaosProcessIT {
         ProcessCluster.builder()
             .nodes(3)
             .logDir(Path.of("target", "process-cluster", getClass().getSimpleName()))
+            .readyTimeout(Duration.ofSeconds(120))
             .nodeArgs(
                 "--flush-ms",
                 "10",
@@ -204,7 +205,7 @@ class ChaosProcessIT {
     long chaosEnd = System.nanoTime();
     toggler.join(TimeUnit.SECONDS.toMillis(10));
     writeFaults(FaultRates.OFF);
-    killer.join(TimeUnit.SECONDS.toMillis(90));
+    killer.join(TimeUnit.SECONDS.toMillis(150));
     assertThat(killer.isAlive()).as("the killer's last restart finished").isFalse();
     for (int i = 0; i < cluster.size(); i++) {
       assertThat(cluster.isAlive(i)).as("node %d up after the chaos", i).isTrue();
@@ -674,6 +675,13 @@ class ChaosProcessIT {
           return;
         }
         OptionalInt leader = cluster.metastoreLeader();
+        if (k % 2 == 0 && leader.isEmpty()) {
+          try {
+            leader = OptionalInt.of(cluster.awaitMetastoreLeader(Duration.ofSeconds(10)));
+          } catch (IllegalStateException e) {
+            // No leader announced (an election still running): a random node then.
+          }
+        }
         int target =
             k % 2 == 0 && leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
         boolean wasLeader = leader.isPresent() && leader.getAsInt() == target;
