@@ -3,10 +3,16 @@ package dev.loam.http;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
+import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
+import dev.loam.http.node.FaultFile;
+import dev.loam.http.node.FaultInjectingStore;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
 import dev.loam.meta.ratis.RatisSettings;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.StoreContext;
+import dev.loam.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,6 +53,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     --data-dir /var/lib/loam/n1 --store file:///shared/loam --http-port 8081 \
  *     [--zone Z] [--host 127.0.0.1] [--slots 1] [--advertised-address http://host:port] \
  *     [--voters N] [--flush-ms MS] [--start-timeout-s 300] [--liveness-timeout-ms 10000]
+ *     [--fault-file PATH]
  * </pre>
  *
  * <p>Start-up order does not matter: the replica starts, then the node waits (up to {@code
@@ -69,6 +76,9 @@ public final class LoamNodeMain {
 
   private static final String IDENTITY_FILE = "loam-node.properties";
 
+  /** How often {@code --fault-file} is re-read. */
+  static final Duration FAULT_FILE_POLL = Duration.ofMillis(100);
+
   private LoamNodeMain() {}
 
   /** The parsed command line; plain validated values. */
@@ -85,7 +95,8 @@ public final class LoamNodeMain {
       String advertisedAddress,
       Duration flushInterval,
       Duration startTimeout,
-      Duration livenessTimeout) {
+      Duration livenessTimeout,
+      Path faultFile) {
 
     /** Where this node's Ratis replica keeps its log and snapshots. */
     Path metaDir() {
@@ -162,6 +173,9 @@ public final class LoamNodeMain {
     private volatile RatisMetastore meta;
     private volatile LoamNode node;
     private volatile LoamHttpServer server;
+    private volatile ObjectStore faultyStore;
+    private volatile FaultFile faultFile;
+    private volatile ExecutorService storeIo;
 
     private Member(Options options, PrintStream out) {
       this.options = options;
@@ -187,11 +201,15 @@ public final class LoamNodeMain {
         long waitStart = System.nanoTime();
         m.awaitMetastore();
         long leaderWaitMillis = (System.nanoTime() - waitStart) / 1_000_000;
+        LoamNode.Builder nb = LoamNode.builder().nodeId(o.id());
+        if (o.faultFile() != null) {
+          m.openFaultyStore(clock);
+          nb.objectStore(m.faultyStore).ioExecutor(m.storeIo);
+        } else {
+          nb.storeUri(o.store());
+        }
         m.node =
-            LoamNode.builder()
-                .nodeId(o.id())
-                .storeUri(o.store())
-                .metastore(m.meta)
+            nb.metastore(m.meta)
                 .settings(o.nodeSettings())
                 .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
                 .clock(clock)
@@ -261,10 +279,51 @@ public final class LoamNodeMain {
       if (node != null) {
         node.close();
       }
+      if (faultFile != null) {
+        faultFile.close();
+      }
+      if (faultyStore != null) {
+        faultyStore.close();
+      }
+      if (storeIo != null) {
+        storeIo.shutdownNow();
+      }
       if (meta != null) {
         meta.close();
       }
       metaExecutor.shutdownNow();
+    }
+
+    /**
+     * Opens the shared store wrapped in a {@link FaultInjectingStore} driven by {@code
+     * --fault-file} (chaos tests). Each injected fault prints {@code loam: node ID fault kind=K
+     * op=OP key=KEY}, so a test can count them from the output even after a kill -9.
+     */
+    private void openFaultyStore(InstantSource clock) {
+      storeIo = SystemDrivers.ioPool("loam-" + options.id() + "-io", 4);
+      ObjectStore real =
+          ObjectStores.open(options.store(), new StoreContext(clock, storeIo, Map.of()));
+      String prefix = "loam: node " + options.id() + " ";
+      FaultInjectingStore faulty =
+          new FaultInjectingStore(
+              real,
+              SystemDrivers.random(),
+              (kind, op, key) -> {
+                out.println(prefix + "fault kind=" + kind.key() + " op=" + op + " key=" + key);
+                out.flush();
+              });
+      faultyStore = faulty;
+      out.println(prefix + "fault injection armed file=" + options.faultFile().toAbsolutePath());
+      faultFile =
+          FaultFile.watch(
+              options.faultFile(),
+              faulty,
+              notice -> {
+                out.println(prefix + notice);
+                out.flush();
+              },
+              roleWatch,
+              FAULT_FILE_POLL);
     }
 
     /** Prints a line whenever this replica's Raft role changes (operators and tests watch it). */
@@ -347,6 +406,7 @@ public final class LoamNodeMain {
     Duration flush = null;
     Duration startTimeout = Duration.ofMinutes(5);
     Duration liveness = OwnershipSettings.defaults().livenessTimeout();
+    Path faultFile = null;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -368,6 +428,7 @@ public final class LoamNodeMain {
         case "--start-timeout-s" ->
             startTimeout = Duration.ofSeconds(intIn(a, v, 1, (int) MAX_START_TIMEOUT.toSeconds()));
         case "--liveness-timeout-ms" -> liveness = Duration.ofMillis(intIn(a, v, 1000, 3_600_000));
+        case "--fault-file" -> faultFile = Path.of(v);
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
@@ -405,7 +466,8 @@ public final class LoamNodeMain {
         advertised,
         flush,
         startTimeout,
-        liveness);
+        liveness,
+        faultFile);
   }
 
   /**
@@ -568,11 +630,13 @@ public final class LoamNodeMain {
             + "                 --data-dir DIR --store URI --http-port PORT [--zone Z]\n"
             + "                 [--host 127.0.0.1] [--slots 1] [--advertised-address URL]\n"
             + "                 [--voters N] [--flush-ms MS] [--start-timeout-s 300]\n"
-            + "                 [--liveness-timeout-ms 10000]\n"
+            + "                 [--liveness-timeout-ms 10000] [--fault-file PATH]\n"
             + "  Runs one cluster member: a Ratis metastore replica (its peer address is its\n"
             + "  entry in --peers, its log in DIR/meta), a node on the shared object store URI\n"
             + "  (file:///shared/dir, s3://, azblob://, gs://) and the HTTP API on PORT.\n"
-            + "  Every node gets the same --peers in the same order. See\n"
+            + "  Every node gets the same --peers in the same order. --fault-file is for\n"
+            + "  chaos tests only: it makes the store fail a fraction of reads and writes as\n"
+            + "  the file says (re-read every 100 ms; absent = no faults). See\n"
             + "  docs/running-a-cluster.md.");
   }
 }

@@ -63,6 +63,14 @@ class LoamNodeMainTest {
   }
 
   @Test
+  void faultInjectionIsOffUnlessAFaultFileIsGiven() {
+    assertThat(LoamNodeMain.parse(args("n1", THREE)).faultFile()).isNull();
+    assertThat(
+            LoamNodeMain.parse(args("n1", THREE, "--fault-file", "/tmp/f.properties")).faultFile())
+        .isEqualTo(Path.of("/tmp/f.properties"));
+  }
+
+  @Test
   void carriesZoneSlotsAddressAndFlushIntoTheNodeSettings() {
     LoamNodeMain.Options o =
         LoamNodeMain.parse(

@@ -4,6 +4,7 @@ import static dev.loam.http.HttpTestSupport.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -86,7 +87,10 @@ class StreamAdminIT {
 
   @Test
   void patchRefusesFixedFieldsAndBadValuesNamingTheFieldAndChangesNothing() {
-    String before = h.get(S).body();
+    // The owner is left out: the node places and opens a new stream by itself (its ownership step
+    // every 250 ms, or when routing the first owner-bound request); that is not a change to the
+    // stream a refused patch could have made.
+    JsonNode before = withoutOwner(json(h.get(S)));
     assertProblem(
         patch(S, "{\"partitions\":4}"), 400, "invalid", "field=partitions", "/partitions");
     assertProblem(patch(S, "{\"class\":\"express\"}"), 400, "invalid", "field=class");
@@ -102,7 +106,12 @@ class StreamAdminIT {
     assertProblem(
         patch("/v1/namespaces/ns/streams/nope", "{\"retention_ms\":5}"), 404, "not_found");
     assertProblem(patch("/v1/namespaces/nope/streams/s", "{\"retention_ms\":5}"), 404, "not_found");
-    assertThat(h.get(S).body()).isEqualTo(before);
+    assertThat(withoutOwner(json(h.get(S)))).isEqualTo(before);
+  }
+
+  private static JsonNode withoutOwner(JsonNode description) {
+    ((ObjectNode) description).remove("owner");
+    return description;
   }
 
   @Test

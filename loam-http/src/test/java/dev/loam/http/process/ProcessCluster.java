@@ -17,6 +17,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -74,6 +75,12 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
+  /** Receives the output lines of the nodes: the node's index and the line. */
+  @FunctionalInterface
+  public interface LineListener {
+    void line(int node, String line);
+  }
+
   /** What a ready line announced. */
   public record Ready(String nodeId, String httpUrl, long epoch) {}
 
@@ -104,8 +111,18 @@ public final class ProcessCluster implements AutoCloseable {
     private final List<String> jvmArgs =
         new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     private final List<String> nodeArgs = new ArrayList<>();
+    private LineListener lineListener = (node, line) -> {};
 
     private Builder() {}
+
+    /**
+     * Told about every line any node prints (from the threads that copy their output; must not
+     * block), e.g. to count what the nodes announce. The default ignores them.
+     */
+    public Builder lineListener(LineListener l) {
+      this.lineListener = Objects.requireNonNull(l);
+      return this;
+    }
 
     public Builder nodes(int n) {
       if (n < 1 || n > 9) {
@@ -277,6 +294,16 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * The index of the running node whose replica last announced itself metastore leader, if exactly
+   * one running node did; empty during an election or when unknown. Does not wait.
+   */
+  public synchronized OptionalInt metastoreLeader() {
+    List<Node> leaders =
+        nodes.stream().filter(n -> isAlive(n.index) && n.role.equals("leader")).toList();
+    return leaders.size() == 1 ? OptionalInt.of(leaders.get(0).index) : OptionalInt.empty();
+  }
+
   /** The last {@code lines} lines of every node's log, for failure messages. */
   public String logTails(int lines) {
     StringBuilder b = new StringBuilder();
@@ -384,6 +411,7 @@ public final class ProcessCluster implements AutoCloseable {
         log.write(line);
         log.write('\n');
         log.flush();
+        config.lineListener.line(n.index, line);
         Matcher r = READY.matcher(line);
         if (r.find()) {
           ready.complete(new Ready(r.group(1), r.group(2), Long.parseLong(r.group(3))));
