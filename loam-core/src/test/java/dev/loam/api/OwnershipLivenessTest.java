@@ -81,9 +81,12 @@ class OwnershipLivenessTest {
       long epoch = owner(other, "s").streamEpoch();
       owner.crash();
       await("the crashed owner is declared dead", () -> !live(other).contains(ownerId));
+      // Placed on the survivor first, then opened there (the open bumps the stream epoch).
       await(
-          "the survivor took the stream",
-          () -> other.nodeId().equals(owner(other, "s").ownerNodeId()));
+          "the survivor took and opened the stream",
+          () ->
+              other.nodeId().equals(owner(other, "s").ownerNodeId())
+                  && owner(other, "s").state().equals("open"));
       assertThat(owner(other, "s").streamEpoch()).isGreaterThan(epoch);
       assertThat(
               other
