@@ -460,7 +460,7 @@ public final class LoamClient implements AutoCloseable {
     private String zone;
     private boolean followRedirects = true;
     private int maxRedirects = 3;
-    private int maxAttempts = 5;
+    private int maxAttempts = 8;
     private Duration retryBackoff = Duration.ofMillis(50);
     private Duration maxRetryBackoff = Duration.ofSeconds(1);
     private Duration connectTimeout = Duration.ofSeconds(5);
@@ -502,7 +502,7 @@ public final class LoamClient implements AutoCloseable {
       return this;
     }
 
-    /** Attempts per call (default 5), on different nodes where possible. */
+    /** Attempts per call (default 8), on different nodes where possible. */
     public Builder maxAttempts(int n) {
       this.maxAttempts = n;
       return this;
