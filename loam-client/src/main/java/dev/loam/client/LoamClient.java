@@ -172,6 +172,21 @@ public final class LoamClient implements AutoCloseable {
     return call("PATCH", stream(namespace, stream), b, Safety.SAFE, true, Wire::streamInfo);
   }
 
+  /**
+   * Grows a stream to {@code totalPartitions} partitions (the new total, as Kafka's
+   * CreatePartitions). Owner-bound; not retried once sent (a retry of an applied change is a 400).
+   */
+  public CompletableFuture<StreamInfo> addPartitions(
+      String namespace, String stream, int totalPartitions) {
+    return call(
+        "POST",
+        stream(namespace, stream) + "/partitions",
+        Wire.object().put("count", totalPartitions),
+        Safety.UNSAFE,
+        true,
+        Wire::streamInfo);
+  }
+
   /** Deletes a stream (owner-bound). Not retried once sent (a retry would be a 404). */
   public CompletableFuture<Void> deleteStream(String namespace, String stream) {
     return call("DELETE", stream(namespace, stream), null, Safety.UNSAFE, true, o -> null);

@@ -114,6 +114,10 @@ class LoamClientIT {
   @Test
   void aZoneWithoutNodesFallsBackToAnyLiveNode() {
     try (LoamClient c = client("z9")) {
+      join(c.createNamespace("fallback"));
+      assertThat(join(c.listStreams("fallback"))).isEmpty();
+      join(c.createStream("fallback", StreamSpec.of("x", 1)));
+      assertThat(join(c.listStreams("fallback"))).extracting(StreamInfo::name).containsExactly("x");
       String s = newStream(c, 1);
       ProduceResult r = join(c.produce(NS, s, List.of(ProduceRecord.of("k", "v"))));
       assertThat(r.positions()).containsExactly(new ProduceResult.Position(0, 0));
@@ -176,8 +180,12 @@ class LoamClientIT {
                 assertThat(e.status()).isEqualTo(307);
                 assertThat(e.node()).contains(c.currentNode());
               });
-      // Unchanged: the refused call was not forwarded.
-      assertThat(join(c.describeStream(NS, s)).retentionMs()).isEqualTo(3_600_000L);
+      // The refused call was not forwarded: this node's replica shows the first change only
+      // (it may apply the owner's command a moment after the owner answered).
+      ZonedCluster.await(
+          () -> join(c.describeStream(NS, s)).retentionMs() == 3_600_000L,
+          Duration.ofSeconds(10),
+          "the first update, and only it, is visible");
 
       // Consumer leases and commits are owner-bound too, and follow the redirect.
       ConsumerState lease =
@@ -187,6 +195,7 @@ class LoamClientIT {
           .hasValue(0);
       assertThat(join(c.consumerState(NS, "billing", s, 0)).committedOffset()).hasValue(0);
     }
+    // Zero hops allowed: the redirect itself is over the limit.
     try (LoamClient limited =
         LoamClient.builder()
             .bootstrap(bootstrap())
@@ -198,6 +207,14 @@ class LoamClientIT {
           .isInstanceOfSatisfying(
               RedirectLimitException.class,
               e -> assertThat(e.hops()).last().asString().startsWith(cluster.member(owner).url()));
+    }
+    try (LoamClient c = client(zone)) {
+      // Growing and deleting the stream go through the redirect as well.
+      assertThat(join(c.addPartitions(NS, s, 2)).partitions()).isEqualTo(2);
+      assertThat(delta(ownerBefore, cluster.requests(owner), "stream_add_partitions/200"))
+          .isEqualTo(1);
+      join(c.deleteStream(NS, s));
+      assertThat(delta(ownerBefore, cluster.requests(owner), "stream_delete/204")).isEqualTo(1);
     }
   }
 

@@ -153,10 +153,11 @@ public final class Transport {
         (e instanceof UnavailableException && !(e instanceof QuotaExceededException))
             || e instanceof OutcomeUnknownException
             || e instanceof RedirectLimitException;
+    if (e.code().equals("shutting_down")) {
+      // The node is stopping: later calls should not pick it either.
+      e.node().ifPresent(directory::markFailed);
+    }
     if (transientAnswer && canRetry && c.safety() == Safety.SAFE) {
-      if (e.code().equals("shutting_down")) {
-        e.node().ifPresent(directory::markFailed);
-      }
       Duration wait =
           e instanceof UnavailableException u
               ? min(u.retryAfter(), settings.maxRetryBackoff())
