@@ -8,7 +8,8 @@ import java.util.OptionalLong;
  *
  * @param maxBytes about this many bytes of batches (at least one batch); 0 for the server default
  *     (1 MiB)
- * @param maxWait at the high watermark, wait up to this long for records (long-poll)
+ * @param maxWait at the high watermark, wait up to this long for records (long-poll); at most the
+ *     server's {@code maxFetchWait} (30 s by default), else the server answers 400
  * @param minToken the node first applies this consistency token; empty means the client's session
  *     token (the highest it saw from a produce), so a client reads its own writes on any node
  */
