@@ -354,4 +354,28 @@ class LoamClientIT {
           .containsExactly(new StreamInfo.PartitionBounds(0, 0, 2));
     }
   }
+
+  @Test
+  void aCallWithNoReachableNodeFailsRetryableNamingTheNode() {
+    int port = ZonedCluster.freePort();
+    try (LoamClient c =
+        LoamClient.builder()
+            .bootstrap("http://127.0.0.1:" + port)
+            .maxAttempts(2)
+            .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(2))
+            .build()) {
+      assertThatThrownBy(() -> LoamClient.join(c.describeStream("default", "s")))
+          .isInstanceOfSatisfying(
+              UnavailableException.class,
+              e -> {
+                assertThat(e.code()).isEqualTo("connection_failed");
+                assertThat(e.status()).isZero();
+                assertThat(e.retryable()).isTrue();
+                assertThat(e.getMessage()).contains("127.0.0.1:" + port).contains("attempts=2");
+              });
+      // A create that never left the client is not an unknown outcome.
+      assertThatThrownBy(() -> LoamClient.join(c.createNamespace("x")))
+          .isInstanceOf(UnavailableException.class);
+    }
+  }
 }

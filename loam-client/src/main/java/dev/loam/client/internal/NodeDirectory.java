@@ -227,14 +227,19 @@ public final class NodeDirectory {
               List<NodeInfo> z = lists.zone();
               List<NodeInfo> all = lists.all();
               synchronized (this) {
+                boolean wasEmpty = discovered && zoneNodes.isEmpty();
                 allNodes = all;
                 zoneNodes = z == null ? all : z;
-                if (z != null && z.isEmpty()) {
+                // Logged on the change only: a refresh runs every refreshInterval.
+                if (z != null && z.isEmpty() && !wasEmpty) {
                   LOG.info(
-                      "no live node in zone {}; using the other zones' nodes zone={} nodes={}",
-                      zone,
+                      "no live node in the client's zone; using the other zones' nodes zone={}"
+                          + " nodes={}",
                       zone,
                       all.size());
+                } else if (z != null && !z.isEmpty() && wasEmpty) {
+                  LOG.info(
+                      "the client's zone has live nodes again zone={} nodes={}", zone, z.size());
                 }
               }
               return CompletableFuture.<Void>completedFuture(null);
