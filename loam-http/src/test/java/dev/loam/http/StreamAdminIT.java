@@ -86,7 +86,7 @@ class StreamAdminIT {
 
   @Test
   void patchRefusesFixedFieldsAndBadValuesNamingTheFieldAndChangesNothing() {
-    String before = h.get(S).body();
+    String before = withoutOwner(h.get(S));
     assertProblem(
         patch(S, "{\"partitions\":4}"), 400, "invalid", "field=partitions", "/partitions");
     assertProblem(patch(S, "{\"class\":\"express\"}"), 400, "invalid", "field=class");
@@ -102,7 +102,18 @@ class StreamAdminIT {
     assertProblem(
         patch("/v1/namespaces/ns/streams/nope", "{\"retention_ms\":5}"), 404, "not_found");
     assertProblem(patch("/v1/namespaces/nope/streams/s", "{\"retention_ms\":5}"), 404, "not_found");
-    assertThat(h.get(S).body()).isEqualTo(before);
+    assertThat(withoutOwner(h.get(S))).isEqualTo(before);
+  }
+
+  /**
+   * The description without {@code owner}: the node's ownership step places and opens the stream in
+   * the background, so that member may change between two reads whatever the test sends.
+   */
+  private static String withoutOwner(HttpResponse<String> r) {
+    com.fasterxml.jackson.databind.node.ObjectNode o =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json(r);
+    o.remove("owner");
+    return o.toString();
   }
 
   @Test
