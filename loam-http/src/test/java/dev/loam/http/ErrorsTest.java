@@ -41,4 +41,25 @@ class ErrorsTest {
     assertThat(r.headers()).containsEntry("Retry-After", "1");
     assertThat(r.contentType()).isEqualTo("application/problem+json");
   }
+
+  @Test
+  void aRejectedExecutionOfAStoppingNodeIsARetryable503NotA500() {
+    dev.loam.http.internal.ApiException e =
+        Errors.toApi(
+            new CompletionException(
+                new java.util.concurrent.RejectedExecutionException("pool terminated")));
+    assertThat(e.status())
+        .isEqualTo(io.netty.handler.codec.http.HttpResponseStatus.SERVICE_UNAVAILABLE);
+    assertThat(e.kind()).isEqualTo(Kind.UNAVAILABLE);
+    assertThat(e.code()).isEqualTo("shutting_down");
+    assertThat(e.getMessage()).contains("pool terminated");
+  }
+
+  @Test
+  void anUnexpectedFailureIsStillAnInternal500() {
+    dev.loam.http.internal.ApiException e = Errors.toApi(new IllegalStateException("bug"));
+    assertThat(e.status())
+        .isEqualTo(io.netty.handler.codec.http.HttpResponseStatus.INTERNAL_SERVER_ERROR);
+    assertThat(e.code()).isEqualTo("internal");
+  }
 }

@@ -92,6 +92,15 @@ public final class Errors {
       }
       return new ApiException(statusOf(e.kind()), codeOf(e.kind()), e.kind(), e.getMessage());
     }
+    if (t instanceof java.util.concurrent.RejectedExecutionException) {
+      // A node executor refused work: the node is stopping (or crashed under a request). The
+      // request may be retried on another node, as for a server that is shutting down.
+      return new ApiException(
+          HttpResponseStatus.SERVICE_UNAVAILABLE,
+          "shutting_down",
+          Kind.UNAVAILABLE,
+          "the node is stopping (" + t.getMessage() + ")");
+    }
     LOG.error("unexpected failure while serving a request", t);
     return new ApiException(
         HttpResponseStatus.INTERNAL_SERVER_ERROR,
