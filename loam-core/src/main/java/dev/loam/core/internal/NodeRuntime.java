@@ -120,7 +120,14 @@ public final class NodeRuntime {
     } else {
       this.diskCache = null;
     }
-    ReadPath readPath = new ReadPath(store, tailCache, diskCache, readStats);
+    ReadPath readPath =
+        new ReadPath(
+            store,
+            tailCache,
+            diskCache,
+            readStats,
+            ReadPath.blockBytes(settings.segmentMaxBytes()),
+            ReadPath.SEGMENT_INDEX_CACHE_BYTES);
     ObjectStore gcStore = diskCache == null ? store : new InvalidatingObjectStore(store, diskCache);
     this.ownership =
         new OwnershipAgent(
