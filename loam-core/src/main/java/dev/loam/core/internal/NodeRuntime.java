@@ -127,7 +127,9 @@ public final class NodeRuntime {
             diskCache,
             readStats,
             ReadPath.blockBytes(settings.segmentMaxBytes()),
-            ReadPath.SEGMENT_INDEX_CACHE_BYTES);
+            ReadPath.SEGMENT_INDEX_CACHE_BYTES,
+            (micros, task) -> scheduler.schedule(task, micros, TimeUnit.MICROSECONDS),
+            ReadPath.WAL_MERGE_WINDOW_MICROS);
     ObjectStore gcStore = diskCache == null ? store : new InvalidatingObjectStore(store, diskCache);
     this.ownership =
         new OwnershipAgent(

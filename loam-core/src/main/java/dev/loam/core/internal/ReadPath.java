@@ -49,6 +49,12 @@ final class ReadPath {
   /** The largest merged GET of one WAL object (the default WAL object size). */
   static final int WAL_MERGE_MAX_SPAN = 8 << 20;
 
+  /**
+   * The node's gather window for WAL GETs: small next to an object store's first-byte latency (tens
+   * of ms), long enough for consumers woken by the same GET to ask for their next ranges.
+   */
+  static final long WAL_MERGE_WINDOW_MICROS = 2_000;
+
   private final ObjectStore store;
   private final TailCache tailCache;
   private final DiskCache diskCache;
@@ -82,13 +88,31 @@ final class ReadPath {
       ReadStats stats,
       int blockBytes,
       long segmentIndexCacheBytes) {
+    this(store, tailCache, diskCache, stats, blockBytes, segmentIndexCacheBytes, null, 0);
+  }
+
+  /**
+   * @param delayer runs the WAL GET gather windows (the node's scheduler); null for no window
+   * @param walWindowMicros the gather window of an idle WAL object's first range ({@link
+   *     WalGetMerger})
+   */
+  ReadPath(
+      ObjectStore store,
+      TailCache tailCache,
+      DiskCache diskCache,
+      ReadStats stats,
+      int blockBytes,
+      long segmentIndexCacheBytes,
+      WalGetMerger.Delayer delayer,
+      long walWindowMicros) {
     this.store = store;
     this.tailCache = tailCache;
     this.diskCache = diskCache;
     this.stats = stats;
     this.blockBytes = blockBytes;
     this.coalescer = new GetCoalescer(MAX_COALESCED_IN_FLIGHT, stats);
-    this.walMerger = new WalGetMerger(this::rawGet, stats, WAL_MERGE_MAX_SPAN);
+    this.walMerger =
+        new WalGetMerger(this::rawGet, stats, WAL_MERGE_MAX_SPAN, delayer, walWindowMicros);
     this.segmentIndexes = new SegmentIndexCache(store, stats, segmentIndexCacheBytes, blockBytes);
   }
 

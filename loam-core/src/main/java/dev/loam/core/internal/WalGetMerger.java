@@ -13,17 +13,34 @@ import java.util.concurrent.CompletableFuture;
  * Merges ranged GETs of one WAL object (stream-engine.txt §6: one GET feeds many consumers). A WAL
  * object holds chunks of many partitions, and consumers of those partitions catching up ask for
  * them at about the same time; one GET per chunk would multiply requests (and per-request cost) by
- * the partitions. Rule: at most one GET per WAL object is in flight on the node. A range asked for
- * while one is in flight waits; when it ends, every range that queued meanwhile goes out in one GET
- * covering all of them (gaps included, at most {@code maxSpan} bytes; ranges beyond wait for the
- * next GET). An idle object's first range goes out at once, so a lone reader pays no latency. No
- * timers, no threads. Thread-safe.
+ * the partitions. Rules: at most one GET per WAL object is in flight on the node. An idle object's
+ * first range waits a short <b>gather window</b> (a few ms; none when {@code windowMicros} is 0)
+ * for ranges of other partitions asked for meanwhile, then one GET covering all of them goes out
+ * (gaps included, at most {@code maxSpan} bytes; ranges beyond wait for the next GET). A range
+ * asked for while a GET is in flight waits for it to end and goes out with every range that queued
+ * meanwhile. The window keeps consumers that catch up together in step: they all get their bytes
+ * from the same GET and ask for the next object together, instead of the first one drifting a GET
+ * ahead and the others following one by one. A lone reader pays the window once per uncached load.
+ * Thread-safe.
  */
 final class WalGetMerger {
   private final Getter getter;
   private final ReadStats stats;
   private final int maxSpan;
+  private final Delayer delayer;
+  private final long windowMicros;
+
+  /**
+   * Keys with a GET in flight or gathering, and the ranges waiting for the next GET of each. A key
+   * is present from its first range until no GET is in flight and nothing waits.
+   */
   private final Map<String, List<Waiter>> queues = new HashMap<>();
+
+  /** Runs a task after a delay (the node's scheduler). */
+  @FunctionalInterface
+  interface Delayer {
+    void after(long micros, Runnable task);
+  }
 
   /** The store's ranged GET. */
   @FunctionalInterface
@@ -42,9 +59,19 @@ final class WalGetMerger {
    *     alone)
    */
   WalGetMerger(Getter getter, ReadStats stats, int maxSpan) {
+    this(getter, stats, maxSpan, null, 0);
+  }
+
+  /**
+   * @param delayer runs the end of a gather window; null for none
+   * @param windowMicros how long an idle object's first range waits for others (0: not at all)
+   */
+  WalGetMerger(Getter getter, ReadStats stats, int maxSpan, Delayer delayer, long windowMicros) {
     this.getter = getter;
     this.stats = stats;
     this.maxSpan = maxSpan;
+    this.delayer = delayer;
+    this.windowMicros = delayer == null ? 0 : windowMicros;
   }
 
   /**
@@ -56,10 +83,24 @@ final class WalGetMerger {
     synchronized (this) {
       List<Waiter> queued = queues.get(key);
       if (queued != null) {
-        queued.add(w); // a GET of this object is in flight: go with the next one
+        queued.add(w); // gathering, or a GET of this object is in flight: go with the next one
         return w.bytes();
       }
-      queues.put(key, new ArrayList<>());
+      if (windowMicros > 0) {
+        List<Waiter> gather = new ArrayList<>();
+        gather.add(w);
+        queues.put(key, gather);
+      } else {
+        queues.put(key, new ArrayList<>());
+      }
+    }
+    if (windowMicros > 0) {
+      try {
+        delayer.after(windowMicros, () -> next(key));
+      } catch (RuntimeException e) {
+        next(key); // the scheduler is shutting down: go now
+      }
+      return w.bytes();
     }
     issue(key, List.of(w));
     return w.bytes();

@@ -133,6 +133,45 @@ class WalGetMergerTest {
   }
 
   @Test
+  void withAGatherWindowAnIdleObjectsRangesWaitForItAndGoOutTogether() throws Exception {
+    ManualStore store = new ManualStore();
+    List<Runnable> timers = new ArrayList<>();
+    List<Long> delays = new ArrayList<>();
+    WalGetMerger m =
+        new WalGetMerger(
+            store,
+            new ReadStats(),
+            8 << 20,
+            (micros, task) -> {
+              delays.add(micros);
+              timers.add(task);
+            },
+            2000);
+    CompletableFuture<byte[]> a = m.get("wal/a", 400, 100);
+    CompletableFuture<byte[]> b = m.get("wal/a", 0, 100);
+    CompletableFuture<byte[]> c = m.get("wal/b", 0, 10);
+    assertThat(store.gets).as("nothing before the window ends").isEmpty();
+    assertThat(delays).containsExactly(2000L, 2000L);
+    timers.get(0).run();
+    assertThat(store.gets).hasSize(1);
+    assertThat(store.gets.get(0).offset()).isEqualTo(0);
+    assertThat(store.gets.get(0).length()).isEqualTo(500);
+    // Asked for while the GET is in flight: waits for it, no second window.
+    CompletableFuture<byte[]> d = m.get("wal/a", 700, 10);
+    store.complete(0);
+    assertThat(a.get()).isEqualTo(range(400, 100));
+    assertThat(b.get()).isEqualTo(range(0, 100));
+    assertThat(store.gets).hasSize(2);
+    assertThat(timers).hasSize(2);
+    store.complete(1);
+    assertThat(d.get()).isEqualTo(range(700, 10));
+    timers.get(1).run();
+    store.complete(2);
+    assertThat(c.get()).isEqualTo(range(0, 10));
+    assertThat(m.inFlight()).isZero();
+  }
+
+  @Test
   void aRangePastTheObjectsEndIsCutLikeARangedGet() throws Exception {
     ManualStore store = new ManualStore();
     WalGetMerger m = new WalGetMerger(store, new ReadStats(), 8 << 20);
