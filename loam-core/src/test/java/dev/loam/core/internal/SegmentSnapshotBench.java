@@ -154,13 +154,16 @@ public final class SegmentSnapshotBench {
           "written=%d MiB records=%d valueBytes=%d partitions=%d writeSecs=%.1f%n",
           written >> 20, records, VALUE_BYTES, PARTITIONS, writeSecs);
       System.out.printf(
-          "| | index entries | entries per partition | snapshot bytes |%n|---|---|---|---|%n");
+          "dedupe window=%s%n", windowSecs > 0 ? windowSecs + " s" : "default (15/30 min)");
       System.out.printf(
-          "| before segmenting | %d | %.1f | %d |%n",
-          before, (double) before / PARTITIONS, snapBefore);
+          "| | index entries | entries per partition | index bytes in the snapshot |"
+              + " snapshot bytes |%n|---|---|---|---|---|%n");
       System.out.printf(
-          "| after segmenting (%d passes, %.1f s) | %d | %.1f | %d |%n",
-          passes, segSecs, after, (double) after / PARTITIONS, snapAfter);
+          "| before segmenting | %d | %.1f | %d | %d |%n",
+          before, (double) before / PARTITIONS, indexBefore, snapBefore);
+      System.out.printf(
+          "| after segmenting (%d passes, %.1f s) | %d | %.1f | %d | %d |%n",
+          passes, segSecs, after, (double) after / PARTITIONS, indexAfter, snapAfter);
       System.out.println(node.readStats());
     } finally {
       node.stop();
