@@ -27,8 +27,10 @@ import java.util.Objects;
  * @param segmentThresholdBytes a partition is segmented once a run of its WAL-backed index entries
  *     holds this many bytes (64 MiB)
  * @param segmentMaxBytes the largest segment's data; also the segmenter's memory bound (256 MiB)
- * @param segmentEntryMaxBytes index entries pointing into a segment cover at most this many bytes
- *     (1 MiB), so a fetch reads a bounded range
+ * @param segmentEntryMaxBytes index entries pointing into a segment cover at most this many bytes;
+ *     the default ({@link Integer#MAX_VALUE}) makes one entry per segment, so the metastore holds
+ *     about one entry per segment (a fetch reads a large entry by ~1 MiB blocks located with the
+ *     segment's batch index)
  * @param gcGracePeriod retired objects are deleted this long after retirement (10 min), so fetches
  *     that read the index before a swap or trim still find their bytes
  * @param orphanMinAge objects never referenced are deleted once their ULID time is this old (1 h);
@@ -158,7 +160,7 @@ public record NodeSettings(
         Duration.ofSeconds(30),
         64L << 20,
         256L << 20,
-        1 << 20,
+        Integer.MAX_VALUE,
         Duration.ofMinutes(10),
         Duration.ofHours(1));
   }

@@ -251,7 +251,7 @@ final class Compactor {
     }
     IndexEntry e = pl.dirty().get(i);
     return readPath
-        .load(e)
+        .loadForRewrite(e)
         .thenCompose(
             bytes -> {
               List<byte[]> keys = new ArrayList<>();
@@ -389,7 +389,7 @@ final class Compactor {
     }
     IndexEntry e = chunk.get(i);
     return readPath
-        .load(e)
+        .loadForRewrite(e)
         .thenCompose(
             bytes -> {
               filter(pass, e, bytes, rb);

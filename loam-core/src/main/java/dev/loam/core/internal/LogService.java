@@ -748,7 +748,7 @@ public final class LogService implements Log {
       return woken.thenComposeAsync(x -> fetchOnce(q), scheduler);
     }
     List<FetchedRecord> out = new ArrayList<>();
-    return loadEntries(v, q, 0, 0, out)
+    return loadEntries(v, q, 0, q.offset(), 0, out)
         .thenApply(next -> new FetchResult(out, next, b.highWatermark(), b.logStartOffset()))
         .exceptionallyCompose(
             t -> {
@@ -763,21 +763,27 @@ public final class LogService implements Log {
             });
   }
 
-  /** Loads entries in order until {@code maxBytes} is reached (at least one entry). */
+  /**
+   * Reads entries in order until {@code maxBytes} is reached (at least one entry, or one block of a
+   * large segment entry); completes with the next offset to fetch.
+   */
   private CompletableFuture<Long> loadEntries(
-      View v, FetchRequest q, int i, int bytesSoFar, List<FetchedRecord> out) {
+      View v, FetchRequest q, int i, long next, int bytesSoFar, List<FetchedRecord> out) {
     // Entries compaction emptied hold no record: keep reading until one is found.
     if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes() && !out.isEmpty())) {
-      long next = i == 0 ? q.offset() : v.entries().get(i - 1).endOffset();
       return CompletableFuture.completedFuture(Math.max(next, q.offset()));
     }
     IndexEntry e = v.entries().get(i);
     return readPath
-        .load(e)
+        .read(e, q.offset(), Math.max(1, q.maxBytes() - bytesSoFar))
         .thenCompose(
-            bytes -> {
-              int n = ReadPath.decode(e, bytes, q.partition(), q.offset(), out);
-              return loadEntries(v, q, i + 1, bytesSoFar + n, out);
+            s -> {
+              int n = ReadPath.decode(s, q.partition(), q.offset(), out);
+              if (s.endOffset() < e.endOffset()) {
+                // maxBytes reached inside a large segment entry.
+                return CompletableFuture.completedFuture(Math.max(s.endOffset(), q.offset()));
+              }
+              return loadEntries(v, q, i + 1, s.endOffset(), bytesSoFar + n, out);
             });
   }
 
@@ -806,18 +812,29 @@ public final class LogService implements Log {
       return CompletableFuture.completedFuture(b.highWatermark());
     }
     IndexEntry e = entry.get();
+    // A large segment entry: the segment's batch index names the first batch with a late enough
+    // record, and only that batch's block is read; otherwise the entry is scanned.
     return readPath
-        .load(e)
-        .thenApply(
-            bytes -> {
-              List<FetchedRecord> recs = new ArrayList<>();
-              ReadPath.decode(e, bytes, partition, b.logStartOffset(), recs);
-              for (FetchedRecord r : recs) {
-                if (r.timestamp() >= ts) {
-                  return r.offset();
-                }
+        .seekTimestamp(e, ts)
+        .thenCompose(
+            from -> {
+              if (from >= e.endOffset()) {
+                return CompletableFuture.completedFuture(e.endOffset());
               }
-              return e.endOffset();
+              long start = Math.max(from, b.logStartOffset());
+              return readPath
+                  .read(e, start, 1)
+                  .thenApply(
+                      s -> {
+                        List<FetchedRecord> recs = new ArrayList<>();
+                        ReadPath.decode(s, partition, start, recs);
+                        for (FetchedRecord r : recs) {
+                          if (r.timestamp() >= ts) {
+                            return r.offset();
+                          }
+                        }
+                        return s.endOffset();
+                      });
             });
   }
 

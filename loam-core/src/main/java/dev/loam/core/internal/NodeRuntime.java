@@ -122,7 +122,16 @@ public final class NodeRuntime {
     } else {
       this.diskCache = null;
     }
-    ReadPath readPath = new ReadPath(store, tailCache, diskCache, readStats);
+    ReadPath readPath =
+        new ReadPath(
+            store,
+            tailCache,
+            diskCache,
+            readStats,
+            ReadPath.blockBytes(settings.segmentMaxBytes()),
+            ReadPath.SEGMENT_INDEX_CACHE_BYTES,
+            (micros, task) -> scheduler.schedule(task, micros, TimeUnit.MICROSECONDS),
+            ReadPath.WAL_MERGE_WINDOW_MICROS);
     ObjectStore gcStore = diskCache == null ? store : new InvalidatingObjectStore(store, diskCache);
     this.ownership =
         new OwnershipAgent(

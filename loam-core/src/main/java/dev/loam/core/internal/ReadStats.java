@@ -18,6 +18,10 @@ public final class ReadStats {
   private final LongAdder objectGets = new LongAdder();
   private final LongAdder objectGetBytes = new LongAdder();
   private final LongAdder coalescedWaits = new LongAdder();
+  private final LongAdder segmentIndexGets = new LongAdder();
+  private final LongAdder segmentIndexHits = new LongAdder();
+  private final LongAdder walMergedGets = new LongAdder();
+  private final LongAdder walMergedRanges = new LongAdder();
   private volatile LongSupplier diskBytes = () -> 0;
   private volatile LongSupplier diskEntries = () -> 0;
 
@@ -52,6 +56,20 @@ public final class ReadStats {
 
   void coalescedWait() {
     coalescedWaits.increment();
+  }
+
+  void segmentIndexGet(long bytes) {
+    segmentIndexGets.increment();
+    objectGetBytes.add(bytes);
+  }
+
+  void segmentIndexHit() {
+    segmentIndexHits.increment();
+  }
+
+  void walMergedGet(int ranges) {
+    walMergedGets.increment();
+    walMergedRanges.add(ranges);
   }
 
   void diskGauges(LongSupplier bytes, LongSupplier entries) {
@@ -104,6 +122,29 @@ public final class ReadStats {
     return coalescedWaits.sum();
   }
 
+  /**
+   * GETs of segment footers and batch indexes (a suffix GET, and one more for a large index); their
+   * bytes count in {@link #objectGetBytes()}, the GETs not in {@link #objectGets()}.
+   */
+  public long segmentIndexGets() {
+    return segmentIndexGets.sum();
+  }
+
+  /** Uses of a segment's batch index that found it parsed in memory (or being loaded). */
+  public long segmentIndexHits() {
+    return segmentIndexHits.sum();
+  }
+
+  /** GETs of a WAL object that served several ranges at once (counted in {@link #objectGets()}). */
+  public long walMergedGets() {
+    return walMergedGets.sum();
+  }
+
+  /** Ranges served by those merged GETs. */
+  public long walMergedRanges() {
+    return walMergedRanges.sum();
+  }
+
   /** Bytes the disk cache holds now (files, headers included). */
   public long diskCacheBytes() {
     return diskBytes.getAsLong();
@@ -128,6 +169,14 @@ public final class ReadStats {
         + objectGets()
         + " coalescedWaits="
         + coalescedWaits()
+        + " segmentIndexGets="
+        + segmentIndexGets()
+        + " segmentIndexHits="
+        + segmentIndexHits()
+        + " walMergedGets="
+        + walMergedGets()
+        + " walMergedRanges="
+        + walMergedRanges()
         + " diskCacheBytes="
         + diskCacheBytes()
         + "]";

@@ -24,11 +24,14 @@ import org.slf4j.LoggerFactory;
  * Rewrites a partition's WAL-backed index entries into one segment (stream-engine.txt §5,
  * docs/segments-and-gc.md). One {@link #poll()} makes at most one segment: it picks the first
  * partition with a run of WAL-backed entries of at least {@code thresholdBytes} (at most {@code
- * maxBytes}, the memory bound), reads the entries' bytes (tail cache or ranged GETs, one at a
- * time), builds the segment with the batches verbatim, creates it if absent at {@code
- * seg/<stream>/<partition>/<base>-<ulid>.seg}, and proposes a compare-and-swap {@link SwapSegment}.
- * A crash or a refused swap leaves an unreferenced segment that GC deletes as an orphan. Not
- * thread-safe: {@link Maintenance} runs one poll at a time.
+ * maxBytes}, the memory bound), reads the entries' bytes (tail cache or ranged GETs, one at a time,
+ * not shared with fetches nor written to the disk cache), builds the segment with the batches
+ * verbatim, creates it if absent at {@code seg/<stream>/<partition>/<base>-<ulid>.seg}, and
+ * proposes a compare-and-swap {@link SwapSegment} replacing the run by one index entry covering the
+ * whole segment (by default; entries of at most {@code entryMaxBytes} otherwise), so the metastore
+ * holds about one entry per segment instead of one per WAL flush. Readers find batches inside that
+ * entry with the segment's batch index. A crash or a refused swap leaves an unreferenced segment
+ * that GC deletes as an orphan. Not thread-safe: {@link Maintenance} runs one poll at a time.
  */
 final class Segmenter {
   private static final Logger log = LoggerFactory.getLogger(Segmenter.class);
@@ -139,7 +142,7 @@ final class Segmenter {
     }
     IndexEntry e = run.get(i);
     return readPath
-        .load(e)
+        .loadForRewrite(e)
         .thenCompose(
             bytes -> {
               b.addEntry(e.baseOffset(), bytes);
@@ -184,7 +187,11 @@ final class Segmenter {
             });
   }
 
-  /** Groups consecutive batches into index entries of at most {@code maxBytes} (at least one). */
+  /**
+   * Groups consecutive batches into index entries of at most {@code maxBytes} bytes (at least one
+   * batch each) and at most {@link Integer#MAX_VALUE} records: with {@code maxBytes} at least the
+   * segment's data, one entry.
+   */
   static List<SwapSegment.SegmentEntry> group(List<SegmentBatch> batches, int maxBytes) {
     List<SwapSegment.SegmentEntry> out = new ArrayList<>();
     int i = 0;

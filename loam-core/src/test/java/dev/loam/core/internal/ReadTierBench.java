@@ -136,12 +136,16 @@ public final class ReadTierBench {
       disk(tmp, io);
       store(tmp, io, "WAL object (fs store)", 8 << 20, 64 << 10, "wal");
       store(tmp, io, "segment object (fs store)", 64 << 20, 1 << 20, "seg");
+      segmentBlocks(tmp, io);
       System.out.printf(
-          "%n| store | disk cache | WAL objects | index entries | GETs | GETs per WAL object |"
-              + " coalesced waits | s |%n|---|---|---|---|---|---|---|---|%n");
-      consumers(tmp.resolve("n-a"), 0, false);
-      consumers(tmp.resolve("n-b"), 20, false);
-      consumers(tmp.resolve("n-c"), 20, true);
+          "%n| consumers read | store | disk cache | WAL objects | index entries | GETs |"
+              + " GETs per WAL object | merged GETs | coalesced waits | s |%n"
+              + "|---|---|---|---|---|---|---|---|---|---|%n");
+      consumers(tmp.resolve("n-a"), 0, false, true);
+      consumers(tmp.resolve("n-b"), 20, false, true);
+      consumers(tmp.resolve("n-c"), 20, true, true);
+      consumers(tmp.resolve("n-d"), 0, false, false);
+      consumers(tmp.resolve("n-e"), 20, false, false);
     } finally {
       io.shutdownNow();
     }
@@ -221,11 +225,60 @@ public final class ReadTierBench {
   }
 
   /**
-   * 10 consumers read a 16-partition stream from the start at once, tail cache off; the store adds
-   * {@code latencyMs} to every ranged GET (an object store's first-byte latency).
+   * One-entry-per-segment reads: 4 segments of 64 MiB (16 KiB batches), each one index entry, read
+   * front to back with {@link ReadPath#read} at 1 MiB a fetch (block reads through the batch index,
+   * the index loaded once per segment).
    */
-  static void consumers(Path dir, int latencyMs, boolean diskCache) throws Exception {
-    int partitions = 16;
+  static void segmentBlocks(Path tmp, ExecutorService io) {
+    ObjectStore fs = new FileSystemObjectStore(tmp.resolve("segb"), io, InstantSource.system());
+    List<IndexEntry> es = new ArrayList<>();
+    Random r = new Random(4);
+    byte[] v = new byte[16 << 10];
+    r.nextBytes(v);
+    byte[] batch =
+        dev.loam.wal.batch.RecordBatchEncoder.encode(
+            dev.loam.wal.batch.BatchSettings.plain(dev.loam.wal.batch.Compression.NONE),
+            List.of(dev.loam.wal.batch.RecordData.of(1, null, v)));
+    for (int s = 0; s < 4; s++) {
+      dev.loam.wal.segment.SegmentBuilder b = new dev.loam.wal.segment.SegmentBuilder(1, s, 0);
+      for (int i = 0; b.dataBytes() < (64 << 20); i++) {
+        b.addEntry(i, batch);
+      }
+      dev.loam.wal.segment.Segment seg = b.build();
+      String key = "seg/1/" + s + "/0-x.seg";
+      fs.put(key, seg.bytes()).join();
+      var e = Segmenter.group(seg.batches(), Integer.MAX_VALUE).get(0);
+      es.add(new IndexEntry(0, e.recordCount(), key, e.byteOffset(), e.byteLength(), 1));
+    }
+    ReadStats st = new ReadStats();
+    ReadPath rp = new ReadPath(fs, new TailCache(0), null, st);
+    double best = 0;
+    for (int round = 0; round < 3; round++) {
+      long bytes = 0;
+      long t0 = System.nanoTime();
+      for (IndexEntry e : es) {
+        long next = e.baseOffset();
+        while (next < e.endOffset()) {
+          ReadPath.Slice sl = rp.read(e, next, 1 << 20).join();
+          bytes += sl.bytes().length;
+          next = sl.endOffset();
+        }
+      }
+      best = Math.max(best, bytes / 1e6 / ((System.nanoTime() - t0) / 1e9));
+    }
+    row("segment, one entry per segment, block reads (fs store)", 1 << 20, best);
+    System.out.println("  (" + st + ")");
+  }
+
+  /**
+   * 10 consumers read a 10-partition stream from the start at once, tail cache off; the store adds
+   * {@code latencyMs} to every ranged GET (an object store's first-byte latency). With {@code
+   * ownPartition} consumer c reads partition c (consumers of many partitions catching up), else
+   * every consumer reads every partition in turn.
+   */
+  static void consumers(Path dir, int latencyMs, boolean diskCache, boolean ownPartition)
+      throws Exception {
+    int partitions = 10;
     int consumers = 10;
     ExecutorService fsIo = Executors.newFixedThreadPool(4);
     try (TestCluster cluster = new TestCluster(dir.resolve("meta"))) {
@@ -250,7 +303,13 @@ public final class ReadTierBench {
       for (int round = 0; round < rounds; round++) {
         List<AppendRecord> recs = new ArrayList<>();
         for (int i = 0; i < 20 * partitions; i++) {
-          recs.add(AppendRecord.of(("key-" + (i % 64)).getBytes(), v));
+          recs.add(
+              new AppendRecord(
+                  null,
+                  v,
+                  List.of(),
+                  java.util.OptionalLong.empty(),
+                  java.util.OptionalInt.of(i % partitions)));
         }
         log.append("ns", "s", recs).join();
       }
@@ -270,7 +329,9 @@ public final class ReadTierBench {
                   } catch (InterruptedException e) {
                     return;
                   }
-                  for (int p = 0; p < partitions; p++) {
+                  for (int p = ownPartition ? cc : 0;
+                      p < (ownPartition ? cc + 1 : partitions);
+                      p++) {
                     long off = 0;
                     while (true) {
                       FetchResult r = log.fetch("ns", "s", p, off, 64 << 10, Duration.ZERO).join();
@@ -300,17 +361,20 @@ public final class ReadTierBench {
         entries +=
             cluster.embeddedMeta.read(r -> r.indexEntries(id, pp, 0, 1_000_000)).stream().count();
       }
-      if (records[0] != 20L * partitions * rounds) {
+      long expected = 20L * rounds * (ownPartition ? 1 : partitions);
+      if (records[0] != expected) {
         throw new IllegalStateException("a consumer read " + records[0] + " records");
       }
       System.out.printf(
-          "| fs%s | %s | %d | %d | %d | %.1f | %d | %.2f |%n",
+          "| %s | fs%s | %s | %d | %d | %d | %.1f | %d | %d | %.2f |%n",
+          ownPartition ? "one partition each" : "all partitions each",
           latencyMs == 0 ? "" : " + " + latencyMs + " ms per GET",
           diskCache ? "on" : "off",
           walObjects,
           entries,
           gets,
           (double) gets / walObjects,
+          node.readStats().walMergedGets(),
           waits,
           secs);
       delay.shutdownNow();

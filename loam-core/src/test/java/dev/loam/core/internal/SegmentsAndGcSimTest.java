@@ -77,6 +77,14 @@ class SegmentsAndGcSimTest {
 
   int retiredDeletedSeen;
 
+  /** Segment entries larger than the read block, read by blocks through the segment index. */
+  int blockEntriesSeen;
+
+  /** Fetches whose held GET found its object deleted (swap + GC) and that retried. */
+  int racesGone;
+
+  int timestampLookups;
+
   static NodeSettings settings() {
     return SettingsTweak.with(
         NodeSettings.defaults().withFlushInterval(Duration.ofMillis(2)).withTailCacheBytes(0),
@@ -87,8 +95,6 @@ class SegmentsAndGcSimTest {
             600L,
             "segmentMaxBytes",
             3000L,
-            "segmentEntryMaxBytes",
-            1024,
             "gcGracePeriod",
             Duration.ofMinutes(1),
             "orphanMinAge",
@@ -100,9 +106,82 @@ class SegmentsAndGcSimTest {
     for (long seed = 1; seed <= 6; seed++) {
       run(seed, 45);
     }
+    System.out.printf(
+        "segmentEntries=%d blockEntries=%d trims=%d retired=%d racesGone=%d timestampLookups=%d%n",
+        segmentEntriesSeen,
+        blockEntriesSeen,
+        trimsSeen,
+        retiredDeletedSeen,
+        racesGone,
+        timestampLookups);
     assertThat(segmentEntriesSeen).as("segment entries read").isPositive();
     assertThat(trimsSeen).as("partitions trimmed").isPositive();
-    assertThat(retiredDeletedSeen).as("retired objects GC deleted at the end").isPositive();
+    assertThat(retiredDeletedSeen).as("retired objects (GC deletes them by the end)").isPositive();
+    assertThat(blockEntriesSeen).as("segment entries read by blocks").isPositive();
+    assertThat(racesGone).as("fetches racing a swap and GC").isPositive();
+    assertThat(timestampLookups).as("timestamp lookups").isPositive();
+  }
+
+  /** Holds the first ranged GET after {@link #arm()} until {@link #release()}; others pass. */
+  static final class HoldingStore extends ReadTierBench.ForwardingStore {
+    private boolean armed;
+    private Runnable held;
+    private String heldKey;
+    volatile Throwable heldFailure;
+
+    HoldingStore(InMemoryObjectStore d) {
+      super(d);
+    }
+
+    synchronized void arm() {
+      armed = true;
+      held = null;
+      heldKey = null;
+      heldFailure = null;
+    }
+
+    synchronized String heldKey() {
+      return held == null ? null : heldKey;
+    }
+
+    void release() {
+      Runnable r;
+      synchronized (this) {
+        r = held;
+        held = null;
+        armed = false;
+      }
+      if (r != null) {
+        r.run();
+      }
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<byte[]> get(String key, long offset, int length) {
+      java.util.concurrent.CompletableFuture<byte[]> out =
+          new java.util.concurrent.CompletableFuture<>();
+      Runnable go =
+          () ->
+              delegate
+                  .get(key, offset, length)
+                  .whenComplete(
+                      (b, t) -> {
+                        if (t != null) {
+                          heldFailure = t;
+                          out.completeExceptionally(t);
+                        } else {
+                          out.complete(b);
+                        }
+                      });
+      synchronized (this) {
+        if (armed && held == null) {
+          held = go;
+          heldKey = key;
+          return out;
+        }
+      }
+      return delegate.get(key, offset, length);
+    }
   }
 
   void run(long seed, int steps) throws Exception {
@@ -110,7 +189,8 @@ class SegmentsAndGcSimTest {
     Clock clock = new Clock();
     ExecutorService metaExec = Executors.newSingleThreadExecutor();
     ScheduledExecutorService sched = Executors.newSingleThreadScheduledExecutor();
-    InMemoryObjectStore store = new InMemoryObjectStore(clock);
+    InMemoryObjectStore mem = new InMemoryObjectStore(clock);
+    HoldingStore store = new HoldingStore(mem);
     Path dir = Files.createTempDirectory(tmp, "meta");
     Metastore meta =
         EmbeddedMetastore.open(
@@ -131,7 +211,7 @@ class SegmentsAndGcSimTest {
       }
       int orphans = 0;
       for (int step = 0; step < steps; step++) {
-        int action = rnd.nextInt(10);
+        int action = rnd.nextInt(11);
         String what;
         if (action < 5) {
           int p = rnd.nextInt(PARTITIONS);
@@ -164,11 +244,13 @@ class SegmentsAndGcSimTest {
           node.stop();
           node = start(settings, store, meta, clock, rnd, sched);
           what = "crash";
+        } else if (action == 10) {
+          what = race(node, meta, info, model, clock, rnd, store);
         } else {
           // A segmenter that died between its PUT and its swap: an orphan segment.
           String key =
               "seg/" + info.id() + "/0/0-" + new UlidGenerator(rnd).next(clock.millis()) + ".seg";
-          store.create(key, new byte[] {1, 2, 3}).get(10, TimeUnit.SECONDS);
+          mem.create(key, new byte[] {1, 2, 3}).get(10, TimeUnit.SECONDS);
           orphans++;
           what = "orphan";
         }
@@ -178,6 +260,16 @@ class SegmentsAndGcSimTest {
             segmentEntriesSeen++;
           }
         }
+        retiredDeletedSeen += meta.read(r -> r.retiredCount());
+        for (int p = 0; p < PARTITIONS; p++) {
+          int pp = p;
+          for (var e : meta.read(r -> r.indexEntries(info.id(), pp, 0, 100_000))) {
+            if (e.objectKey().startsWith("seg/")
+                && e.byteLength() > ReadPath.blockBytes(settings.segmentMaxBytes())) {
+              blockEntriesSeen++;
+            }
+          }
+        }
         for (int p = 0; p < PARTITIONS; p++) {
           int pp = p;
           if (meta.read(r -> r.partition(info.id(), pp).orElseThrow().logStartOffset()) > 0) {
@@ -185,7 +277,6 @@ class SegmentsAndGcSimTest {
           }
         }
       }
-      retiredDeletedSeen += meta.read(r -> r.retiredCount());
       // Let every grace period and orphan age pass; two passes settle GC (retire, then delete).
       clock.now.addAndGet(Duration.ofHours(2).toMillis());
       node.log()
@@ -198,7 +289,7 @@ class SegmentsAndGcSimTest {
       Set<String> referenced = referencedKeys(meta, info);
       Set<String> stored = new HashSet<>();
       for (String prefix : List.of("wal/", "seg/")) {
-        for (ObjectInfo o : store.list(prefix, "", 1000).get().objects()) {
+        for (ObjectInfo o : mem.list(prefix, "", 1000).get().objects()) {
           stored.add(o.key());
         }
       }
@@ -214,7 +305,7 @@ class SegmentsAndGcSimTest {
 
   static NodeRuntime start(
       NodeSettings settings,
-      InMemoryObjectStore store,
+      HoldingStore store,
       Metastore meta,
       Clock clock,
       Random rnd,
@@ -231,6 +322,64 @@ class SegmentsAndGcSimTest {
         Duration.ofSeconds(10));
   }
 
+  /**
+   * A fetch that read the index and then waits on its GET while the segmenter swaps the entries and
+   * GC deletes the object: it must still return the right records (retrying from a fresh index), or
+   * OffsetOutOfRange if retention trimmed them meanwhile.
+   */
+  String race(
+      NodeRuntime node,
+      Metastore meta,
+      StreamInfo info,
+      List<List<Rec>> model,
+      Clock clock,
+      Random rnd,
+      HoldingStore store)
+      throws Exception {
+    int p = rnd.nextInt(PARTITIONS);
+    var bounds = meta.read(r -> r.partition(info.id(), p).orElseThrow());
+    if (bounds.highWatermark() == bounds.logStartOffset()) {
+      return "race skipped p=" + p;
+    }
+    long from = bounds.logStartOffset();
+    store.arm();
+    var fetch = node.log().fetch("default", "s", p, from, 700, Duration.ZERO);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.heldKey() == null && !fetch.isDone() && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    String held = store.heldKey();
+    if (held == null) {
+      // The fetch ended without a GET to hold (or not within the wait): disarm, so maintenance's
+      // own GETs are not the ones held.
+      store.release();
+    }
+    node.runMaintenance().get(30, TimeUnit.SECONDS);
+    clock.now.addAndGet(Duration.ofMinutes(2).toMillis());
+    node.runMaintenance().get(30, TimeUnit.SECONDS);
+    store.release();
+    long logStart = meta.read(r -> r.partition(info.id(), p).orElseThrow().logStartOffset());
+    FetchResult f;
+    try {
+      f = fetch.get(10, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(OffsetOutOfRangeException.class);
+      assertThat(logStart).as("refused only if trimmed").isGreaterThan(from);
+      return "race p=" + p + " trimmed";
+    }
+    if (store.heldFailure != null) {
+      racesGone++;
+    }
+    assertThat(f.records()).isNotEmpty();
+    long o = from;
+    for (FetchedRecord fr : f.records()) {
+      assertThat(fr.offset()).isEqualTo(o);
+      assertThat(fr.value()).isEqualTo(model.get(p).get((int) o).value());
+      o++;
+    }
+    return "race p=" + p + " held=" + held + " gone=" + (store.heldFailure != null);
+  }
+
   static Set<String> referencedKeys(Metastore meta, StreamInfo info) {
     Set<String> keys = new HashSet<>();
     for (int p = 0; p < PARTITIONS; p++) {
@@ -241,13 +390,13 @@ class SegmentsAndGcSimTest {
     return keys;
   }
 
-  static void check(
+  void check(
       long seed,
       int step,
       String what,
       NodeRuntime node,
       Metastore meta,
-      InMemoryObjectStore store,
+      HoldingStore store,
       StreamInfo info,
       List<List<Rec>> model,
       Clock clock)
@@ -284,6 +433,50 @@ class SegmentsAndGcSimTest {
           assertThat(fr.timestamp()).isEqualTo(m.timestamp());
           next++;
         }
+      }
+      // Fetches starting inside entries (inside big segment entries too), with small maxBytes.
+      Random r2 = new Random(seed * 31 + step * 7L + p);
+      for (int k = 0; k < 3 && bounds.highWatermark() > bounds.logStartOffset(); k++) {
+        long from =
+            bounds.logStartOffset()
+                + r2.nextInt((int) (bounds.highWatermark() - bounds.logStartOffset()));
+        int maxBytes = 1 + r2.nextInt(400);
+        FetchResult f =
+            node.log()
+                .fetch("default", "s", p, from, maxBytes, Duration.ZERO)
+                .get(10, TimeUnit.SECONDS);
+        assertThat(f.records()).as(ctx + " from " + from).isNotEmpty();
+        long o = from;
+        for (FetchedRecord fr : f.records()) {
+          assertThat(fr.offset()).as(ctx).isEqualTo(o);
+          assertThat(fr.value()).as(ctx + " offset " + o).isEqualTo(recs.get((int) o).value());
+          o++;
+        }
+        assertThat(f.nextOffset()).as(ctx).isEqualTo(o);
+      }
+      // Fetch by timestamp: the first retained record at or after it (timestamps only grow here).
+      List<Long> targets = new ArrayList<>();
+      targets.add(START - 1);
+      targets.add(clock.millis() + 1);
+      for (int k = 0; k < 3 && !recs.isEmpty(); k++) {
+        long t = recs.get(r2.nextInt(recs.size())).timestamp();
+        targets.add(t);
+        targets.add(t + 1);
+      }
+      for (long t : targets) {
+        long expected = bounds.highWatermark();
+        for (Rec r : recs) {
+          if (r.offset() >= bounds.logStartOffset() && r.timestamp() >= t) {
+            expected = r.offset();
+            break;
+          }
+        }
+        long got =
+            node.log()
+                .listOffset("default", "s", p, dev.loam.api.OffsetSpec.forTimestamp(t))
+                .get(10, TimeUnit.SECONDS);
+        assertThat(got).as(ctx + " offset for timestamp " + t).isEqualTo(expected);
+        timestampLookups++;
       }
       if (bounds.logStartOffset() > 0) {
         long below = bounds.logStartOffset() - 1;

@@ -1,0 +1,175 @@
+package dev.loam.core.internal;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Merges ranged GETs of one WAL object (stream-engine.txt §6: one GET feeds many consumers). A WAL
+ * object holds chunks of many partitions, and consumers of those partitions catching up ask for
+ * them at about the same time; one GET per chunk would multiply requests (and per-request cost) by
+ * the partitions. Rules: at most one GET per WAL object is in flight on the node. An idle object's
+ * first range waits a short <b>gather window</b> (a few ms; none when {@code windowMicros} is 0)
+ * for ranges of other partitions asked for meanwhile, then one GET covering all of them goes out
+ * (gaps included, at most {@code maxSpan} bytes; ranges beyond wait for the next GET). A range
+ * asked for while a GET is in flight waits for it to end and goes out with every range that queued
+ * meanwhile. The window keeps consumers that catch up together in step: they all get their bytes
+ * from the same GET and ask for the next object together, instead of the first one drifting a GET
+ * ahead and the others following one by one. A lone reader pays the window once per uncached load.
+ * Thread-safe.
+ */
+final class WalGetMerger {
+  private final Getter getter;
+  private final ReadStats stats;
+  private final int maxSpan;
+  private final Delayer delayer;
+  private final long windowMicros;
+
+  /**
+   * Keys with a GET in flight or gathering, and the ranges waiting for the next GET of each. A key
+   * is present from its first range until no GET is in flight and nothing waits.
+   */
+  private final Map<String, List<Waiter>> queues = new HashMap<>();
+
+  /** Runs a task after a delay (the node's scheduler). */
+  @FunctionalInterface
+  interface Delayer {
+    void after(long micros, Runnable task);
+  }
+
+  /** The store's ranged GET. */
+  @FunctionalInterface
+  interface Getter {
+    CompletableFuture<byte[]> get(String key, long offset, int length);
+  }
+
+  private record Waiter(long offset, int length, CompletableFuture<byte[]> bytes) {
+    long end() {
+      return offset + length;
+    }
+  }
+
+  /**
+   * @param maxSpan the largest merged GET in bytes (a single range larger than it still goes out
+   *     alone)
+   */
+  WalGetMerger(Getter getter, ReadStats stats, int maxSpan) {
+    this(getter, stats, maxSpan, null, 0);
+  }
+
+  /**
+   * @param delayer runs the end of a gather window; null for none
+   * @param windowMicros how long an idle object's first range waits for others (0: not at all)
+   */
+  WalGetMerger(Getter getter, ReadStats stats, int maxSpan, Delayer delayer, long windowMicros) {
+    this.getter = getter;
+    this.stats = stats;
+    this.maxSpan = maxSpan;
+    this.delayer = delayer;
+    this.windowMicros = delayer == null ? 0 : windowMicros;
+  }
+
+  /**
+   * The bytes {@code [offset, offset + length)} of {@code key}, possibly from a GET shared with
+   * other ranges of it; cut short if the object ends earlier (like a ranged GET).
+   */
+  CompletableFuture<byte[]> get(String key, long offset, int length) {
+    Waiter w = new Waiter(offset, length, new CompletableFuture<>());
+    synchronized (this) {
+      List<Waiter> queued = queues.get(key);
+      if (queued != null) {
+        queued.add(w); // gathering, or a GET of this object is in flight: go with the next one
+        return w.bytes();
+      }
+      if (windowMicros > 0) {
+        List<Waiter> gather = new ArrayList<>();
+        gather.add(w);
+        queues.put(key, gather);
+      } else {
+        queues.put(key, new ArrayList<>());
+      }
+    }
+    if (windowMicros > 0) {
+      try {
+        delayer.after(windowMicros, () -> next(key));
+      } catch (RuntimeException e) {
+        next(key); // the scheduler is shutting down: go now
+      }
+      return w.bytes();
+    }
+    issue(key, List.of(w));
+    return w.bytes();
+  }
+
+  /** Objects with a GET in flight now; for tests. */
+  synchronized int inFlight() {
+    return queues.size();
+  }
+
+  private void issue(String key, List<Waiter> group) {
+    long start = Long.MAX_VALUE;
+    long end = 0;
+    for (Waiter w : group) {
+      start = Math.min(start, w.offset());
+      end = Math.max(end, w.end());
+    }
+    CompletableFuture<byte[]> got;
+    try {
+      got = getter.get(key, start, (int) (end - start));
+    } catch (RuntimeException e) {
+      got = CompletableFuture.failedFuture(e);
+    }
+    long from = start;
+    got.whenComplete(
+        (b, t) -> {
+          if (group.size() > 1) {
+            stats.walMergedGet(group.size());
+          }
+          // Start the next GET first, so the queue does not wait on the waiters' callbacks.
+          next(key);
+          for (Waiter w : group) {
+            if (t != null) {
+              w.bytes().completeExceptionally(t);
+            } else {
+              w.bytes().complete(cut(b, w.offset() - from, w.length()));
+            }
+          }
+        });
+  }
+
+  private static byte[] cut(byte[] b, long at, int length) {
+    if (at == 0 && b.length == length) {
+      return b;
+    }
+    int from = (int) Math.min(at, b.length);
+    int to = (int) Math.min(at + length, b.length);
+    return Arrays.copyOfRange(b, from, to);
+  }
+
+  private void next(String key) {
+    List<Waiter> group = new ArrayList<>();
+    synchronized (this) {
+      List<Waiter> queued = queues.get(key);
+      if (queued == null || queued.isEmpty()) {
+        queues.remove(key);
+        return;
+      }
+      queued.sort(Comparator.comparingLong(Waiter::offset));
+      long start = queued.get(0).offset();
+      Iterator<Waiter> it = queued.iterator();
+      while (it.hasNext()) {
+        Waiter w = it.next();
+        if (group.isEmpty() || w.end() - start <= maxSpan) {
+          group.add(w);
+          it.remove();
+        }
+      }
+    }
+    issue(key, group);
+  }
+}
