@@ -22,6 +22,17 @@ class ClusterSimTest {
     check(Simulation.run(seed));
   }
 
+  /**
+   * Seeds that once found a bug (docs/simulation.md "Bugs found"), kept so the fix stays in place.
+   * Seed 6: a node whose clock stepped back 90 s stopped renewing and was declared dead while live.
+   */
+  @Example
+  void seedsThatFoundBugs() {
+    for (long seed : new long[] {6, 13, 26}) {
+      check(Simulation.run(seed));
+    }
+  }
+
   /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */
   @Example
   void replay() {

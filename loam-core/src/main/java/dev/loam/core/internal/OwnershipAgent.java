@@ -227,7 +227,10 @@ final class OwnershipAgent {
 
   private CompletableFuture<Void> renewIfDue() {
     long now = clock.millis();
-    if (renewedOnce && now - lastRenewMillis < settings.renewInterval().toMillis()) {
+    long since = now - lastRenewMillis;
+    // A clock stepped back (NTP) makes `since` negative: renew now rather than wait for the clock
+    // to catch up, or the others declare this live node dead (found by loam-sim, seed 6).
+    if (renewedOnce && since >= 0 && since < settings.renewInterval().toMillis()) {
       return CompletableFuture.completedFuture(null);
     }
     return meta.propose(new RenewNode(origin()))
