@@ -22,6 +22,7 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
 import dev.loam.meta.command.TrimPartition;
+import dev.loam.store.express.ExpressObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,6 +107,10 @@ public final class Simulation {
   private final SplittableRandom workRandom;
   private final SplittableRandom faultRandom;
   private final SimObjectStore store;
+
+  /** The three zonal stores of the express class, or empty when this seed runs without it. */
+  private final List<SimObjectStore> zones = new ArrayList<>();
+
   private final SimMetastore meta;
   private final Checker checker;
   private final OwnershipChecker ownershipChecker;
@@ -147,7 +152,8 @@ public final class Simulation {
     }
   }
 
-  private record Stream(String name, int partitions, long retentionMillis, long retentionBytes) {}
+  private record Stream(
+      String name, int partitions, long retentionMillis, long retentionBytes, boolean express) {}
 
   /**
    * A named consumer (stream-engine.txt §7) as a client process colocated with one node: it takes
@@ -278,6 +284,11 @@ public final class Simulation {
             1 << 10,
             Duration.ofSeconds(10),
             Duration.ofHours(1));
+    if (plan.nextBoolean()) {
+      for (int z = 0; z < 3; z++) {
+        zones.add(new SimObjectStore(scheduler, Seeds.stream(seed, "zone-" + z), sf, trace));
+      }
+    }
     schedule.add("faults " + sf + " " + mf);
     schedule.add(
         "settings flush="
@@ -290,7 +301,8 @@ public final class Simulation {
             + ownershipSettings.livenessTimeout().toMillis()
             + "ms tick="
             + ownershipSettings.tickInterval().toMillis()
-            + "ms");
+            + "ms express="
+            + !zones.isEmpty());
     scheduler.onStep((deadline, seq, periodic) -> trace.add("step " + seq));
   }
 
@@ -338,6 +350,7 @@ public final class Simulation {
   private void setup() {
     store.setFaultsEnabled(false);
     meta.setFaultsEnabled(false);
+    zones.forEach(z -> z.setFaultsEnabled(false));
     for (int i = 0; i < config.nodes(); i++) {
       Node n = new Node("n" + i, clock.skewed(Duration.ZERO));
       nodes.add(n);
@@ -351,7 +364,9 @@ public final class Simulation {
       int r = workRandom.nextInt(4);
       long retentionMillis = r == 1 ? 3_000 + workRandom.nextInt(6_000) : -1;
       long retentionBytes = r == 2 ? (16L << 10) + workRandom.nextInt(48 << 10) : -1;
-      Stream st = new Stream("s" + s, 1 + workRandom.nextInt(3), retentionMillis, retentionBytes);
+      boolean express = !zones.isEmpty() && workRandom.nextBoolean();
+      Stream st =
+          new Stream("s" + s, 1 + workRandom.nextInt(3), retentionMillis, retentionBytes, express);
       streams.add(st);
       await(
           first
@@ -361,7 +376,9 @@ public final class Simulation {
                   st.name(),
                   new StreamSpec(
                       st.partitions(),
-                      dev.loam.wal.DurabilityClass.STANDARD,
+                      express
+                          ? dev.loam.wal.DurabilityClass.EXPRESS
+                          : dev.loam.wal.DurabilityClass.STANDARD,
                       retentionMillis,
                       retentionBytes,
                       false)));
@@ -373,7 +390,8 @@ public final class Simulation {
               + " retentionMillis="
               + retentionMillis
               + " retentionBytes="
-              + retentionBytes);
+              + retentionBytes
+              + (express ? " express" : ""));
     }
     for (int p = 0; p < config.producers(); p++) {
       Stream st = streams.get(workRandom.nextInt(streams.size()));
@@ -398,6 +416,7 @@ public final class Simulation {
     }
     store.setFaultsEnabled(config.faults());
     meta.setFaultsEnabled(config.faults());
+    zones.forEach(z -> z.setFaultsEnabled(config.faults()));
     trace.add("setup done streams=" + streams);
   }
 
@@ -414,9 +433,14 @@ public final class Simulation {
     n.disturbedAtNanos = clock.nanos();
     n.leaving = false;
     try {
+      LoamNode.Builder b = LoamNode.builder();
+      if (!zones.isEmpty()) {
+        // Each node in its own zone (n0 in zone 0, ...): reads try the local zone first.
+        int local = Math.floorMod(n.id.hashCode(), 3);
+        b.expressStore(new ExpressObjectStore(List.copyOf(zones), local));
+      }
       n.node =
-          LoamNode.builder()
-              .nodeId(n.id)
+          b.nodeId(n.id)
               .objectStore(store)
               .metastore(meta)
               .clock(n.clock)
@@ -737,6 +761,27 @@ public final class Simulation {
       schedule.add("t+" + at + "ms transfer " + st.name() + " to " + to);
       scheduler.schedule(() -> transfer(st, to), at, TimeUnit.MILLISECONDS);
     }
+    if (!zones.isEmpty() && faultRandom.nextBoolean()) {
+      long at = faultRandom.nextLong(workloadMillis);
+      long length = 1_000 + faultRandom.nextInt(8_000);
+      int z = faultRandom.nextInt(3);
+      schedule.add("t+" + at + "ms zone " + z + " down for " + length + "ms");
+      scheduler.schedule(
+          () -> {
+            zones.get(z).setDown(true);
+            count("zoneOutages");
+            trace.add("zone down " + z);
+          },
+          at,
+          TimeUnit.MILLISECONDS);
+      scheduler.schedule(
+          () -> {
+            zones.get(z).setDown(false);
+            trace.add("zone up " + z);
+          },
+          at + length,
+          TimeUnit.MILLISECONDS);
+    }
     if (faultRandom.nextInt(2) == 0) {
       long at = faultRandom.nextLong(workloadMillis);
       long down = 500 + faultRandom.nextInt(5_000);
@@ -829,7 +874,7 @@ public final class Simulation {
         .handle(
             (moved, e) -> {
               trace.add("node left " + id + " moved=" + moved + " " + (e == null ? "" : kind(e)));
-              count(e == null ? "leave.deregistered" : "leave.failed");
+              count(e == null ? "leave.deregistered" : "leave.failed." + kind(e));
               return node.closeAsync();
             })
         .thenCompose(f -> f)
@@ -1229,6 +1274,10 @@ public final class Simulation {
     store.setFaultsEnabled(false);
     meta.setFaultsEnabled(false);
     healing = true;
+    for (SimObjectStore z : zones) {
+      z.setFaultsEnabled(false);
+      z.setDown(false);
+    }
     trace.add("heal");
     for (Node n : nodes) {
       if (n.process != null && n.process.paused()) {
@@ -1343,7 +1392,20 @@ public final class Simulation {
         List<IndexEntry> entries =
             meta.read(r -> r.indexEntries(info.id(), partition, 0, Integer.MAX_VALUE));
         for (IndexEntry e : entries) {
-          if (store.direct().head(e.objectKey()).join().isEmpty()) {
+          if (e.objectKey().startsWith("wal/express/")) {
+            // An acknowledged express object is on a majority of the zones.
+            long copies =
+                zones.stream()
+                    .filter(z -> z.direct().head(e.objectKey()).join().isPresent())
+                    .count();
+            if (copies < 2) {
+              checker.violation(
+                  "express object on fewer than 2 zones copies="
+                      + copies
+                      + " key="
+                      + e.objectKey());
+            }
+          } else if (store.direct().head(e.objectKey()).join().isEmpty()) {
             checker.violation("index references a missing object key=" + e.objectKey());
           }
         }
@@ -1404,6 +1466,7 @@ public final class Simulation {
     counts.put("store.outcomeUnknown", store.stats().outcomeUnknown);
     counts.put("store.unavailable", store.stats().unavailable);
     counts.put("store.missingRead", store.stats().missingRead);
+    counts.put("zones.unavailable", zones.stream().mapToLong(z -> z.stats().unavailable).sum());
     counts.put("meta.answerLost", meta.stats().answerLost);
     counts.put("meta.refused", meta.stats().refused);
     counts.put("meta.futureStamp", meta.stats().futureStamp);

@@ -19,7 +19,13 @@ public final class SimMain {
     long simulatedMillis = 0;
     long start = System.nanoTime();
     for (long seed = first; seed < first + count; seed++) {
+      long t0 = System.nanoTime();
       Simulation.Result r = Simulation.run(seed);
+      if (System.getProperty("verbose") != null) {
+        System.out.printf(
+            "seed %d %.2fs steps=%d lines=%d%n",
+            seed, (System.nanoTime() - t0) / 1e9, r.steps(), r.traceLines());
+      }
       simulatedMillis += r.simulatedMillis();
       r.counts()
           .forEach(
