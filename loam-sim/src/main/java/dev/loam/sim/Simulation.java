@@ -875,6 +875,10 @@ public final class Simulation {
             (moved, e) -> {
               trace.add("node left " + id + " moved=" + moved + " " + (e == null ? "" : kind(e)));
               count(e == null ? "leave.deregistered" : "leave.failed." + kind(e));
+              if (e != null) {
+                // The metastore's faults are transient: a graceful leave retries through them.
+                checker.violation("graceful leave failed node=" + id + " kind=" + kind(e));
+              }
               return node.closeAsync();
             })
         .thenCompose(f -> f)
