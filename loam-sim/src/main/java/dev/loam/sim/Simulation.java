@@ -727,6 +727,7 @@ public final class Simulation {
       scheduler.schedule(
           () -> {
             nodes.stream().filter(n -> n.id.equals(id)).forEach(n -> n.clock.setOffset(skew));
+            count("clockSteps");
             trace.add("clock step " + id + " " + skew);
           },
           at,
@@ -1470,6 +1471,13 @@ public final class Simulation {
     counts.put("store.outcomeUnknown", store.stats().outcomeUnknown);
     counts.put("store.unavailable", store.stats().unavailable);
     counts.put("store.missingRead", store.stats().missingRead);
+    counts.put("store.slow", store.stats().slow);
+    counts.put("zones.slow", zones.stream().mapToLong(z -> z.stats().slow).sum());
+    counts.put(
+        "zones.outcomeUnknown", zones.stream().mapToLong(z -> z.stats().outcomeUnknown).sum());
+    counts.put("zones.missingRead", zones.stream().mapToLong(z -> z.stats().missingRead).sum());
+    counts.put("meta.lostBeforeLog", meta.stats().lostBeforeLog);
+    counts.put("meta.delayed", meta.stats().delayed);
     counts.put("zones.unavailable", zones.stream().mapToLong(z -> z.stats().unavailable).sum());
     counts.put("meta.answerLost", meta.stats().answerLost);
     counts.put("meta.refused", meta.stats().refused);

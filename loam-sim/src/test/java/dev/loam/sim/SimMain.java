@@ -21,6 +21,14 @@ public final class SimMain {
     for (long seed = first; seed < first + count; seed++) {
       long t0 = System.nanoTime();
       Simulation.Result r = Simulation.run(seed);
+      if (System.getProperty("twice") != null) {
+        Simulation.Result again = Simulation.run(seed);
+        if (!again.traceHash().equals(r.traceHash()) || again.steps() != r.steps()) {
+          failed++;
+          System.out.println("NONDETERMINISTIC seed=" + seed);
+        }
+        System.out.println("seed " + seed + " " + r.faultSchedule().get(1));
+      }
       if (System.getProperty("verbose") != null) {
         System.out.printf(
             "seed %d %.2fs steps=%d lines=%d%n",

@@ -52,6 +52,12 @@ final class OwnershipAgent {
   /** How often a leaving node looks whether its transfers completed. */
   private static final long DRAIN_POLL_MILLIS = 50;
 
+  /** Attempts per leave step: a metastore election lasts a few seconds. */
+  private static final int LEAVE_ATTEMPTS = 20;
+
+  /** Pause between attempts of a leave step. */
+  private static final long LEAVE_RETRY_MILLIS = 200;
+
   private final String nodeId;
   private final long epoch;
   private final Metastore meta;
@@ -371,11 +377,6 @@ final class OwnershipAgent {
         .thenCompose(
             n -> proposeRetrying(() -> new DeregisterNode(origin()), true, 0).thenApply(a -> n));
   }
-
-  /** Proposals of a leave: each retried this often (a metastore election lasts a few seconds). */
-  private static final int LEAVE_ATTEMPTS = 20;
-
-  private static final long LEAVE_RETRY_MILLIS = 200;
 
   /**
    * Proposes a leave step, retrying when nothing was logged (UNAVAILABLE) and, for idempotent
