@@ -84,7 +84,9 @@ public final class Simulation {
     public String report() {
       StringBuilder b = new StringBuilder();
       b.append("simulation seed=").append(seed).append(" violations=").append(violations.size());
-      b.append("\nreplay: mvn -B -pl loam-sim test -Dtest=ClusterSimTest#replay -Dloam.sim.seed=")
+      b.append(
+              "\nreplay: mvn -B -pl loam-sim -am test -Dtest=ClusterSimTest#replay"
+                  + " -Dsurefire.failIfNoSpecifiedTests=false -Dloam.sim.seed=")
           .append(seed);
       violations.forEach(v -> b.append("\n  violation: ").append(v));
       b.append("\nfault schedule:");

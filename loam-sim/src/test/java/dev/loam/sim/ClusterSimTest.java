@@ -13,7 +13,10 @@ import net.jqwik.api.statistics.Statistics;
  * default tries, set by the {@code loam.sim.tries} property in loam-sim's pom ({@code -Psim-long}
  * for thousands). A failure prints its seed, the fault schedule and the command that replays it:
  *
- * <pre>mvn -B -pl loam-sim test -Dtest=ClusterSimTest#replay -Dloam.sim.seed=N</pre>
+ * <pre>
+ * mvn -B -pl loam-sim -am test -Dtest=ClusterSimTest#replay \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dloam.sim.seed=N
+ * </pre>
  */
 class ClusterSimTest {
 
