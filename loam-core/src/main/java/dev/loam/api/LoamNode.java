@@ -106,6 +106,15 @@ public final class LoamNode implements AutoCloseable {
     }
   }
 
+  /**
+   * As {@link #leaveCluster()} without blocking the caller: completes with how many transfers were
+   * started, once deregistered. For hosts (and the deterministic simulation) whose only thread must
+   * not wait.
+   */
+  public java.util.concurrent.CompletableFuture<Integer> leaveClusterAsync() {
+    return runtime.leave();
+  }
+
   /** Runs one ownership step now (renew, declare silent nodes dead, claim streams); for tests. */
   public java.util.concurrent.CompletableFuture<Void> runOwnershipStep() {
     return runtime.runOwnershipStep();
@@ -130,6 +139,24 @@ public final class LoamNode implements AutoCloseable {
     }
     runtime.stop();
     closeOwned();
+  }
+
+  /**
+   * As {@link #close()} without blocking the caller: completes once buffered appends have their
+   * verdicts and the node is stopped (there is no timeout: a caller that needs one adds it).
+   */
+  public java.util.concurrent.CompletableFuture<Void> closeAsync() {
+    if (!stopping.compareAndSet(false, true)) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+    return runtime
+        .drain()
+        .handle(
+            (v, t) -> {
+              runtime.stop();
+              closeOwned();
+              return null;
+            });
   }
 
   /**

@@ -98,6 +98,7 @@ public final class SimObjectStore implements ObjectStore {
   private final Stats stats = new Stats();
   private final Trace trace;
   private boolean faultsEnabled = true;
+  private boolean down;
 
   public SimObjectStore(SimScheduler scheduler, SplittableRandom random, Faults faults, Trace t) {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -109,6 +110,14 @@ public final class SimObjectStore implements ObjectStore {
 
   public void setFaultsEnabled(boolean on) {
     this.faultsEnabled = on;
+  }
+
+  /**
+   * A zone (or region) outage: while down, every call answers unavailable, whether or not faults
+   * are enabled. For one of the three zonal stores under the express class.
+   */
+  public void setDown(boolean down) {
+    this.down = down;
   }
 
   public Stats stats() {
@@ -147,6 +156,9 @@ public final class SimObjectStore implements ObjectStore {
       } else if (op == Op.READ && r < faults.unavailable() + faults.missingRead()) {
         fault = 4;
       }
+    }
+    if (down) {
+      fault = 1;
     }
     CompletableFuture<T> result = new CompletableFuture<>();
     int f = fault;

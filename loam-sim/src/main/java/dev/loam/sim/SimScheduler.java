@@ -48,6 +48,9 @@ public final class SimScheduler extends AbstractExecutorService
   private StepListener listener = (d, s, p) -> {};
   private final java.util.ArrayList<Throwable> uncaught = new java.util.ArrayList<>();
 
+  /** Tasks of paused processes that came due, in the order they came due. */
+  private final java.util.ArrayList<Task<?>> held = new java.util.ArrayList<>();
+
   public SimScheduler(SimClock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
@@ -82,6 +85,11 @@ public final class SimScheduler extends AbstractExecutorService
       oneShotQueued--;
     }
     clock.advanceTo(Math.max(clock.nanos(), t.deadline));
+    if (t.process != null && t.process.paused) {
+      // A paused process runs nothing; its due work waits for resume (a SIGSTOP or a long GC).
+      held.add(t);
+      return true;
+    }
     steps++;
     listener.beforeStep(t.deadline, t.sequence, t.periodic());
     t.run();
@@ -129,6 +137,149 @@ public final class SimScheduler extends AbstractExecutorService
       }
     }
     return true;
+  }
+
+  // ------------------------------------------------------------------ processes
+
+  /**
+   * The scheduler as one simulated process sees it: the same queue, but the process can be {@link
+   * Process#pause() paused} (its due tasks are held, its timers do not fire) and resumed (what it
+   * missed runs at once, in order). A node built on a process's executor is a node that can stop
+   * renewing without crashing, and come back with its old epoch.
+   */
+  public Process process(String name) {
+    return new Process(name);
+  }
+
+  /** One simulated process's view of the scheduler; see {@link #process(String)}. */
+  public final class Process extends AbstractExecutorService implements ScheduledExecutorService {
+    private final String name;
+    private boolean paused;
+
+    private Process(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+    }
+
+    public String name() {
+      return name;
+    }
+
+    public boolean paused() {
+      return paused;
+    }
+
+    /** From now on nothing of this process runs until {@link #resume()}. */
+    public void pause() {
+      paused = true;
+    }
+
+    /** Runs what the process missed, in the order it came due, then continues normally. */
+    public void resume() {
+      if (!paused) {
+        return;
+      }
+      paused = false;
+      List<Task<?>> mine = new java.util.ArrayList<>();
+      held.removeIf(
+          t -> {
+            if (t.process == this) {
+              mine.add(t);
+              return true;
+            }
+            return false;
+          });
+      for (Task<?> t : mine) {
+        if (t.isCancelled()) {
+          continue;
+        }
+        t.deadline = clock.nanos();
+        enqueueAgain(t);
+      }
+    }
+
+    @Override
+    public void execute(Runnable command) {
+      Objects.requireNonNull(command, "command");
+      Task<Void> t = new Task<>(Executors.callable(command, null), clock.nanos(), 0);
+      t.fireAndForget = true;
+      t.process = this;
+      enqueue(t);
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      Objects.requireNonNull(command, "command");
+      Task<Void> t = new Task<>(Executors.callable(command, null), deadline(delay, unit), 0);
+      t.process = this;
+      return enqueue(t);
+    }
+
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+      Objects.requireNonNull(callable, "callable");
+      Task<V> t = new Task<>(callable, deadline(delay, unit), 0);
+      t.process = this;
+      return enqueue(t);
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(
+        Runnable command, long initialDelay, long period, TimeUnit unit) {
+      if (period <= 0) {
+        throw new IllegalArgumentException("period=" + period);
+      }
+      Task<Void> t =
+          new Task<>(
+              Executors.callable(command, null),
+              deadline(initialDelay, unit),
+              unit.toNanos(period));
+      t.process = this;
+      return enqueue(t);
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(
+        Runnable command, long initialDelay, long delay, TimeUnit unit) {
+      if (delay <= 0) {
+        throw new IllegalArgumentException("delay=" + delay);
+      }
+      Task<Void> t =
+          new Task<>(
+              Executors.callable(command, null),
+              deadline(initialDelay, unit),
+              -unit.toNanos(delay));
+      t.process = this;
+      return enqueue(t);
+    }
+
+    /** The shared scheduler is never shut down by a process (nodes do not own it). */
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return SimScheduler.this.isShutdown();
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return SimScheduler.this.isTerminated();
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return SimScheduler.this.awaitTermination(timeout, unit);
+    }
+
+    @Override
+    public String toString() {
+      return "process " + name + (paused ? " (paused)" : "");
+    }
   }
 
   // ------------------------------------------------------------------ ExecutorService
@@ -274,6 +425,16 @@ public final class SimScheduler extends AbstractExecutorService
     if (queue.remove(t) && !t.periodic()) {
       oneShotQueued--;
     }
+    held.remove(t);
+  }
+
+  /** A held task back in the queue (a new sequence: after what is already due now). */
+  private void enqueueAgain(Task<?> t) {
+    t.sequence = nextSequence++;
+    queue.add(t);
+    if (!t.periodic()) {
+      oneShotQueued++;
+    }
   }
 
   /**
@@ -286,6 +447,7 @@ public final class SimScheduler extends AbstractExecutorService
     private long sequence;
     private final long period;
     private boolean fireAndForget;
+    private Process process;
 
     Task(Callable<V> callable, long deadline, long period) {
       super(callable);

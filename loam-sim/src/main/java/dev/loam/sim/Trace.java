@@ -30,9 +30,20 @@ public final class Trace {
     }
   }
 
+  /**
+   * Trace lines matching this regex ({@code -Dloam.sim.print=REGEX}) are printed as they happen.
+   */
+  private static final java.util.regex.Pattern PRINT =
+      System.getProperty("loam.sim.print") == null
+          ? null
+          : java.util.regex.Pattern.compile(System.getProperty("loam.sim.print"));
+
   /** Adds one event, stamped with the simulated time. */
   public void add(String event) {
     String line = clock.nanos() + " " + event + "\n";
+    if (PRINT != null && PRINT.matcher(event).find()) {
+      System.out.print(line);
+    }
     digest.update(line.getBytes(StandardCharsets.UTF_8));
     lines++;
     if (tail.size() == TAIL) {

@@ -13,13 +13,28 @@ import net.jqwik.api.statistics.Statistics;
  * default tries, set by the {@code loam.sim.tries} property in loam-sim's pom ({@code -Psim-long}
  * for thousands). A failure prints its seed, the fault schedule and the command that replays it:
  *
- * <pre>mvn -B -pl loam-sim test -Dtest=ClusterSimTest#replay -Dloam.sim.seed=N</pre>
+ * <pre>
+ * mvn -B -pl loam-sim -am test -Dtest=ClusterSimTest#replay \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dloam.sim.seed=N
+ * </pre>
  */
 class ClusterSimTest {
 
   @Property(shrinking = ShrinkingMode.OFF)
   void everySeedKeepsTheInvariants(@ForAll long seed) {
     check(Simulation.run(seed));
+  }
+
+  /**
+   * Seeds that once found a bug (docs/simulation.md "Bugs found"), kept so the fix stays in place.
+   * Seeds 6, 13, 26: a node whose clock stepped back 90 s stopped renewing and was declared dead
+   * while live. Seed 2654: a consumer commit whose answer was lost, then a lower acknowledged one.
+   */
+  @Example
+  void seedsThatFoundBugs() {
+    for (long seed : new long[] {6, 13, 26, 2654}) {
+      check(Simulation.run(seed));
+    }
   }
 
   /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */

@@ -61,4 +61,26 @@ class SimSchedulerTest {
     s.runUntilIdle();
     assertThat(s.uncaught()).singleElement().isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void aPausedProcessRunsNothingUntilResumedThenCatchesUpInOrder() {
+    SimScheduler.Process p = s.process("n0#1");
+    p.scheduleWithFixedDelay(
+        () -> ran.add("tick@" + clock.millis()), 100, 100, TimeUnit.MILLISECONDS);
+    p.schedule(() -> ran.add("once@" + clock.millis()), 250, TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> cancelled =
+        p.schedule(() -> ran.add("cancelled"), 260, TimeUnit.MILLISECONDS);
+    s.schedule(() -> ran.add("other@" + clock.millis()), 300, TimeUnit.MILLISECONDS);
+    s.runFor(Duration.ofMillis(150));
+    p.pause();
+    s.runFor(Duration.ofMillis(350)); // to t=500: the process's tick, once and cancelled are held
+    assertThat(cancelled.cancel(false)).isTrue();
+    assertThat(ran).containsExactly("tick@100", "other@300");
+    p.resume();
+    s.runFor(Duration.ofMillis(0));
+    assertThat(ran).containsExactly("tick@100", "other@300", "tick@500", "once@500");
+    s.runFor(Duration.ofMillis(100));
+    assertThat(ran).endsWith("tick@600");
+    assertThat(p.paused()).isFalse();
+  }
 }

@@ -52,6 +52,12 @@ final class OwnershipAgent {
   /** How often a leaving node looks whether its transfers completed. */
   private static final long DRAIN_POLL_MILLIS = 50;
 
+  /** Attempts per leave step: a metastore election lasts a few seconds. */
+  private static final int LEAVE_ATTEMPTS = 20;
+
+  /** Pause between attempts of a leave step. */
+  private static final long LEAVE_RETRY_MILLIS = 200;
+
   private final String nodeId;
   private final long epoch;
   private final Metastore meta;
@@ -227,7 +233,10 @@ final class OwnershipAgent {
 
   private CompletableFuture<Void> renewIfDue() {
     long now = clock.millis();
-    if (renewedOnce && now - lastRenewMillis < settings.renewInterval().toMillis()) {
+    long since = now - lastRenewMillis;
+    // A clock stepped back (NTP) makes `since` negative: renew now rather than wait for the clock
+    // to catch up, or the others declare this live node dead (found by loam-sim, seed 6).
+    if (renewedOnce && since >= 0 && since < settings.renewInterval().toMillis()) {
       return CompletableFuture.completedFuture(null);
     }
     return meta.propose(new RenewNode(origin()))
@@ -344,13 +353,20 @@ final class OwnershipAgent {
    */
   CompletableFuture<Integer> leave() {
     leaving = true;
-    return meta.propose(new SetNodeSlots(origin(), nodeId, 0))
+    return proposeRetrying(() -> new SetNodeSlots(origin(), nodeId, 0), true, 0)
         .thenCompose(
             a -> {
               List<StreamOwnership> mine = meta.read(r -> r.ownershipsInvolving(nodeId));
               CompletableFuture<Integer> f = CompletableFuture.completedFuture(0);
               for (StreamOwnership o : mine) {
-                f = f.thenCompose(n -> transferAway(o).thenApply(moved -> n + (moved ? 1 : 0)));
+                // A transfer that cannot be started is not fatal: the deregistration closes the
+                // stream and the others revive it.
+                f =
+                    f.thenCompose(
+                        n ->
+                            transferAway(o)
+                                .exceptionally(t -> false)
+                                .thenApply(moved -> n + (moved ? 1 : 0)));
               }
               return f;
             })
@@ -358,7 +374,40 @@ final class OwnershipAgent {
             n ->
                 awaitTransfers(clock.millis() + settings.drainTimeout().toMillis())
                     .thenApply(v -> n))
-        .thenCompose(n -> meta.propose(new DeregisterNode(origin())).thenApply(a -> n));
+        .thenCompose(
+            n -> proposeRetrying(() -> new DeregisterNode(origin()), true, 0).thenApply(a -> n));
+  }
+
+  /**
+   * Proposes a leave step, retrying when nothing was logged (UNAVAILABLE) and, for idempotent
+   * steps, when the outcome is unknown: one refused proposal during a metastore election must not
+   * turn a graceful leave into a death verdict a liveness timeout later (found by loam-sim).
+   */
+  private CompletableFuture<Applied> proposeRetrying(
+      Supplier<Command> command, boolean idempotent, int attempt) {
+    return meta.propose(command.get())
+        .handle(
+            (a, t) -> {
+              if (t == null) {
+                return CompletableFuture.completedFuture(a);
+              }
+              Throwable cause =
+                  t instanceof java.util.concurrent.CompletionException && t.getCause() != null
+                      ? t.getCause()
+                      : t;
+              boolean retriable =
+                  cause instanceof LoamException le
+                      && (le.kind() == Kind.UNAVAILABLE
+                          || (idempotent && le.kind() == Kind.OUTCOME_UNKNOWN));
+              if (!retriable || attempt + 1 >= LEAVE_ATTEMPTS) {
+                return CompletableFuture.<Applied>failedFuture(cause);
+              }
+              CompletableFuture<Void> later = new CompletableFuture<>();
+              scheduler.schedule(
+                  () -> later.complete(null), LEAVE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+              return later.thenCompose(v -> proposeRetrying(command, idempotent, attempt + 1));
+            })
+        .thenCompose(f -> f);
   }
 
   private CompletableFuture<Boolean> transferAway(StreamOwnership o) {
@@ -369,10 +418,12 @@ final class OwnershipAgent {
     }
     String target = meta.read(r -> r.placementChoice().orElse(null));
     if (target == null || target.equals(nodeId)) {
-      return meta.propose(new CloseStream(origin(), o.streamId(), o.streamEpoch()))
+      return proposeRetrying(
+              () -> new CloseStream(origin(), o.streamId(), o.streamEpoch()), true, 0)
           .thenApply(a -> false);
     }
-    return meta.propose(new TransferStream(origin(), o.streamId(), o.streamEpoch(), target))
+    return proposeRetrying(
+            () -> new TransferStream(origin(), o.streamId(), o.streamEpoch(), target), false, 0)
         .thenApply(a -> a.outcome() instanceof Outcome.OwnershipChanged);
   }
 
