@@ -208,12 +208,11 @@ public final class LoamNodeMain {
         } else {
           nb.storeUri(o.store());
         }
-        m.node =
-            nb.metastore(m.meta)
-                .settings(o.nodeSettings())
-                .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
-                .clock(clock)
-                .start();
+        nb.metastore(m.meta)
+            .settings(o.nodeSettings())
+            .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
+            .clock(clock);
+        m.node = m.startNode(nb, waitStart);
         m.server = LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()).start();
         out.println(
             "loam: node "
@@ -346,6 +345,42 @@ public final class LoamNodeMain {
           0,
           100,
           TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Starts the node, retrying its registration while the metastore answers "unavailable" or
+     * "outcome unknown" (a leader change or a slow majority right after a restart), until the start
+     * timeout counted from {@code startedNanos}. A registration retried after an unknown outcome
+     * takes a fresh, higher epoch, so it cannot collide with the one that may have landed.
+     */
+    private LoamNode startNode(LoamNode.Builder nb, long startedNanos) {
+      long deadline = startedNanos + options.startTimeout().toNanos();
+      while (true) {
+        try {
+          return nb.start();
+        } catch (LoamException e) {
+          boolean transientFailure =
+              e.kind() == LoamException.Kind.UNAVAILABLE
+                  || e.kind() == LoamException.Kind.OUTCOME_UNKNOWN;
+          if (!transientFailure || System.nanoTime() - deadline >= 0) {
+            throw e;
+          }
+          out.println(
+              "loam: node "
+                  + options.id()
+                  + " registration not confirmed ("
+                  + e.getMessage()
+                  + (e.getCause() == null ? "" : ": " + e.getCause())
+                  + "), retrying");
+          out.flush();
+          try {
+            Thread.sleep(500);
+          } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw e;
+          }
+        }
+      }
     }
 
     /**
