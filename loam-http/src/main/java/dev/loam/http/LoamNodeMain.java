@@ -347,40 +347,8 @@ public final class LoamNodeMain {
           TimeUnit.MILLISECONDS);
     }
 
-    /**
-     * Starts the node, retrying its registration while the metastore answers "unavailable" or
-     * "outcome unknown" (a leader change or a slow majority right after a restart), until the start
-     * timeout counted from {@code startedNanos}. A registration retried after an unknown outcome
-     * takes a fresh, higher epoch, so it cannot collide with the one that may have landed.
-     */
     private LoamNode startNode(LoamNode.Builder nb, long startedNanos) {
-      long deadline = startedNanos + options.startTimeout().toNanos();
-      while (true) {
-        try {
-          return nb.start();
-        } catch (LoamException e) {
-          boolean transientFailure =
-              e.kind() == LoamException.Kind.UNAVAILABLE
-                  || e.kind() == LoamException.Kind.OUTCOME_UNKNOWN;
-          if (!transientFailure || System.nanoTime() - deadline >= 0) {
-            throw e;
-          }
-          out.println(
-              "loam: node "
-                  + options.id()
-                  + " registration not confirmed ("
-                  + e.getMessage()
-                  + (e.getCause() == null ? "" : ": " + e.getCause())
-                  + "), retrying");
-          out.flush();
-          try {
-            Thread.sleep(500);
-          } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            throw e;
-          }
-        }
-      }
+      return startNodeRetrying(nb, options.id(), startedNanos, options.startTimeout(), out);
     }
 
     /**
@@ -423,6 +391,44 @@ public final class LoamNodeMain {
               + " voters="
               + options.voters(),
           lastFailure);
+    }
+  }
+
+  /**
+   * Starts a node, retrying its registration while the metastore answers "unavailable" or "outcome
+   * unknown" (a leader change or a slow majority right after a restart), every 500 ms until {@code
+   * timeout} after {@code startedNanos}. A registration retried after an unknown outcome takes a
+   * fresh, higher epoch, so it cannot collide with the one that may have landed. Other failures (a
+   * fenced or invalid registration) are thrown at once.
+   */
+  static LoamNode startNodeRetrying(
+      LoamNode.Builder nb, String id, long startedNanos, Duration timeout, PrintStream out) {
+    long deadline = startedNanos + timeout.toNanos();
+    while (true) {
+      try {
+        return nb.start();
+      } catch (LoamException e) {
+        boolean transientFailure =
+            e.kind() == LoamException.Kind.UNAVAILABLE
+                || e.kind() == LoamException.Kind.OUTCOME_UNKNOWN;
+        if (!transientFailure || System.nanoTime() - deadline >= 0) {
+          throw e;
+        }
+        out.println(
+            "loam: node "
+                + id
+                + " registration not confirmed ("
+                + e.getMessage()
+                + (e.getCause() == null ? "" : ": " + e.getCause())
+                + "), retrying");
+        out.flush();
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
     }
   }
 

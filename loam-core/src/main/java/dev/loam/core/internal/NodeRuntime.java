@@ -21,10 +21,12 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 
 /**
@@ -333,8 +335,16 @@ public final class NodeRuntime {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LoamException(Kind.UNAVAILABLE, "interrupted registering node=" + nodeId, e);
-    } catch (Exception e) {
-      throw new LoamException(Kind.UNAVAILABLE, "could not register node=" + nodeId, e);
+    } catch (ExecutionException e) {
+      // Keep the metastore's kind (unavailable, outcome unknown, fenced...): callers retry only
+      // the transient ones.
+      Kind kind = e.getCause() instanceof LoamException le ? le.kind() : Kind.UNAVAILABLE;
+      throw new LoamException(kind, "could not register node=" + nodeId, e.getCause());
+    } catch (TimeoutException e) {
+      throw new LoamException(
+          Kind.OUTCOME_UNKNOWN,
+          "could not register node=" + nodeId + " within startTimeout=" + startTimeout,
+          e);
     }
     if (a.outcome() instanceof Outcome.Rejected r) {
       throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
