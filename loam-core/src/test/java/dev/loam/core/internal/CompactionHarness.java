@@ -1,6 +1,7 @@
 package dev.loam.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
@@ -8,6 +9,7 @@ import dev.loam.api.CompactionSettings;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.NodeSettings;
+import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.api.StreamSpec;
 import dev.loam.meta.MetaSettings;
@@ -88,6 +90,8 @@ final class CompactionHarness implements AutoCloseable {
   final ObjectStore store;
   final Metastore meta;
   final List<List<Rec>> model = new ArrayList<>();
+  final long retentionMillis;
+  final Map<Integer, Long> lastLogStart = new HashMap<>();
   NodeRuntime node;
   StreamInfo info;
 
@@ -96,10 +100,22 @@ final class CompactionHarness implements AutoCloseable {
 
   int tombstonesGone;
   int compactedEntriesSeen;
+  int trimmedByRetention;
   volatile int crashesInjected;
 
   CompactionHarness(Path tmp, long seed, int partitions, CompactionSettings compaction)
       throws Exception {
+    this(tmp, seed, partitions, compaction, -1);
+  }
+
+  /**
+   * As above, with a time retention on the compacted stream ({@code -1}: none), Kafka's
+   * "compact,delete" cleanup policy.
+   */
+  CompactionHarness(
+      Path tmp, long seed, int partitions, CompactionSettings compaction, long retentionMillis)
+      throws Exception {
+    this.retentionMillis = retentionMillis;
     this.rnd = new Random(seed);
     this.partitions = partitions;
     this.compaction = compaction;
@@ -150,7 +166,9 @@ final class CompactionHarness implements AutoCloseable {
     this.node = start();
     node.log()
         .createStream(
-            NS, STREAM, new StreamSpec(partitions, DurabilityClass.STANDARD, -1, -1, true))
+            NS,
+            STREAM,
+            new StreamSpec(partitions, DurabilityClass.STANDARD, retentionMillis, -1, true))
         .get(10, TimeUnit.SECONDS);
     this.info = meta.read(r -> r.stream(NS, STREAM).orElseThrow());
     for (int p = 0; p < partitions; p++) {
@@ -272,7 +290,21 @@ final class CompactionHarness implements AutoCloseable {
       List<Rec> recs = model.get(p);
       PartitionInfo b = bounds(p);
       assertThat(b.highWatermark()).as(ctx + " high watermark").isEqualTo(recs.size());
-      assertThat(b.logStartOffset()).as(ctx + " log start").isZero();
+      long logStart = b.logStartOffset();
+      if (retentionMillis < 0) {
+        assertThat(logStart).as(ctx + " log start").isZero();
+      } else {
+        assertThat(logStart)
+            .as(ctx + " log start never moves back")
+            .isGreaterThanOrEqualTo(lastLogStart.getOrDefault(p, 0L));
+        lastLogStart.put(p, logStart);
+        for (Rec r : recs.subList(0, (int) logStart)) {
+          assertThat(clock.millis() - r.timestamp())
+              .as(ctx + " p=" + p + " offset " + r.offset() + " trimmed inside the time retention")
+              .isGreaterThanOrEqualTo(retentionMillis);
+        }
+        trimmedByRetention = Math.max(trimmedByRetention, (int) logStart);
+      }
       List<FetchedRecord> got = readAll(p);
       Map<Long, FetchedRecord> byOffset = new HashMap<>();
       for (FetchedRecord r : got) {
@@ -289,7 +321,7 @@ final class CompactionHarness implements AutoCloseable {
         }
       }
       for (Rec r : recs) {
-        if (byOffset.containsKey(r.offset())) {
+        if (byOffset.containsKey(r.offset()) || r.offset() < logStart) {
           continue;
         }
         String what = ctx + " p=" + p + " missing offset " + r.offset();
@@ -306,7 +338,18 @@ final class CompactionHarness implements AutoCloseable {
       }
       // A fetch at any offset starts at the next surviving record.
       long[] surviving = got.stream().mapToLong(FetchedRecord::offset).toArray();
-      for (long o = 0; o < b.highWatermark(); o++) {
+      for (long o = 0; o < logStart; o++) {
+        long below = o;
+        int partition = p;
+        assertThatThrownBy(
+                () ->
+                    node.log()
+                        .fetch(NS, STREAM, partition, below, 1, Duration.ZERO)
+                        .get(10, TimeUnit.SECONDS))
+            .as(ctx + " fetch below the log start at " + o)
+            .hasCauseInstanceOf(OffsetOutOfRangeException.class);
+      }
+      for (long o = logStart; o < b.highWatermark(); o++) {
         int i = Arrays.binarySearch(surviving, o);
         int at = i >= 0 ? i : -i - 1;
         FetchResult f =
