@@ -173,7 +173,12 @@ final class WalGetMerger {
             if (t != null) {
               w.bytes().completeExceptionally(t);
             } else {
-              w.bytes().complete(cut(b, w.offset() - from, w.length()));
+              // With read-ahead the array is also held in memory: never hand it out itself.
+              w.bytes()
+                  .complete(
+                      readAhead != null
+                          ? WalReadAhead.slice(from, b, true, w.offset(), w.length())
+                          : cut(b, w.offset() - from, w.length()));
             }
           }
           for (Waiter w : served) {

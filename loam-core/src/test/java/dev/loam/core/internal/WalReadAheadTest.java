@@ -52,6 +52,20 @@ class WalReadAheadTest {
   }
 
   @Test
+  void theHeldBytesAreNeverHandedOutThemselves() throws Exception {
+    WalGetMergerTest.ManualStore store = new WalGetMergerTest.ManualStore();
+    WalGetMerger m = merger(store, new ReadStats(), 1 << 20);
+    CompletableFuture<byte[]> whole = m.get("wal/a", 0, 1000);
+    store.complete(0);
+    whole.get()[0] ^= 1;
+    byte[] again = m.get("wal/a", 0, 1000).get();
+    assertThat(again).isEqualTo(range(0, 1000));
+    again[1] ^= 1;
+    assertThat(m.get("wal/a", 0, 1000).get()).isEqualTo(range(0, 1000));
+    assertThat(store.gets).hasSize(1);
+  }
+
+  @Test
   void theByteBoundEvictsTheLeastRecentlyUsedObjectWhole() throws Exception {
     WalGetMergerTest.ManualStore store = new WalGetMergerTest.ManualStore();
     ReadStats stats = new ReadStats();
