@@ -39,6 +39,9 @@ import java.util.Objects;
  * @param diskCacheBytes bytes of fetched object ranges kept in {@link #diskCacheDir} (0, the
  *     default, keeps none: an embedded host opts into disk use)
  * @param diskCacheDir the node's own directory for the disk cache, or null when it is off
+ * @param walReadAheadBytes memory for recently read WAL objects (64 MiB): a WAL GET for a fetch
+ *     reads the whole object and keeps it, so fetches of the object's other partitions need no GET
+ *     (segments-and-gc.md "One GET per WAL object"); 0 turns read-ahead off
  */
 public record NodeSettings(
     String advertisedAddress,
@@ -61,7 +64,62 @@ public record NodeSettings(
     Duration gcGracePeriod,
     Duration orphanMinAge,
     long diskCacheBytes,
-    Path diskCacheDir) {
+    Path diskCacheDir,
+    long walReadAheadBytes) {
+
+  /** The default of {@link #walReadAheadBytes}. */
+  public static final long DEFAULT_WAL_READ_AHEAD_BYTES = 64L << 20;
+
+  /**
+   * The settings with the default WAL read-ahead: the constructor from before read-ahead existed,
+   * so code that lists every component keeps compiling.
+   */
+  public NodeSettings(
+      String advertisedAddress,
+      String zone,
+      int slots,
+      Duration standardFlushInterval,
+      Duration expressFlushInterval,
+      int walObjectMaxBytes,
+      int maxObjectsInFlight,
+      Duration commitBudget,
+      long maxBufferedBytes,
+      long tailCacheBytes,
+      Duration maxFetchWait,
+      int maxWaitingFetches,
+      Duration retryBackoffInitial,
+      Duration maintenanceInterval,
+      long segmentThresholdBytes,
+      long segmentMaxBytes,
+      int segmentEntryMaxBytes,
+      Duration gcGracePeriod,
+      Duration orphanMinAge,
+      long diskCacheBytes,
+      Path diskCacheDir) {
+    this(
+        advertisedAddress,
+        zone,
+        slots,
+        standardFlushInterval,
+        expressFlushInterval,
+        walObjectMaxBytes,
+        maxObjectsInFlight,
+        commitBudget,
+        maxBufferedBytes,
+        tailCacheBytes,
+        maxFetchWait,
+        maxWaitingFetches,
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge,
+        diskCacheBytes,
+        diskCacheDir,
+        DEFAULT_WAL_READ_AHEAD_BYTES);
+  }
 
   /**
    * The settings without a disk cache: the constructor from before the disk cache tier existed, so
@@ -139,6 +197,7 @@ public record NodeSettings(
     require(positive(orphanMinAge), "orphanMinAge", orphanMinAge);
     require(diskCacheBytes >= 0, "diskCacheBytes", diskCacheBytes);
     require(diskCacheBytes == 0 || diskCacheDir != null, "diskCacheDir", diskCacheDir);
+    require(walReadAheadBytes >= 0, "walReadAheadBytes", walReadAheadBytes);
   }
 
   /** The spec's defaults (DESIGN.md "Defaults from the spec"). */
@@ -190,7 +249,8 @@ public record NodeSettings(
         gcGracePeriod,
         orphanMinAge,
         diskCacheBytes,
-        diskCacheDir);
+        diskCacheDir,
+        walReadAheadBytes);
   }
 
   /** These settings with both flush intervals set to {@code interval}. */
@@ -216,7 +276,8 @@ public record NodeSettings(
         gcGracePeriod,
         orphanMinAge,
         diskCacheBytes,
-        diskCacheDir);
+        diskCacheDir,
+        walReadAheadBytes);
   }
 
   /** These settings with another commit budget. */
@@ -242,7 +303,8 @@ public record NodeSettings(
         gcGracePeriod,
         orphanMinAge,
         diskCacheBytes,
-        diskCacheDir);
+        diskCacheDir,
+        walReadAheadBytes);
   }
 
   /** These settings with another tail-cache size (0 disables it). */
@@ -268,7 +330,8 @@ public record NodeSettings(
         gcGracePeriod,
         orphanMinAge,
         diskCacheBytes,
-        diskCacheDir);
+        diskCacheDir,
+        walReadAheadBytes);
   }
 
   /**
@@ -297,7 +360,35 @@ public record NodeSettings(
         gcGracePeriod,
         orphanMinAge,
         bytes,
-        dir);
+        dir,
+        walReadAheadBytes);
+  }
+
+  /** These settings with {@code bytes} of memory for WAL objects read ahead (0 turns it off). */
+  public NodeSettings withWalReadAheadBytes(long bytes) {
+    return new NodeSettings(
+        advertisedAddress,
+        zone,
+        slots,
+        standardFlushInterval,
+        expressFlushInterval,
+        walObjectMaxBytes,
+        maxObjectsInFlight,
+        commitBudget,
+        maxBufferedBytes,
+        tailCacheBytes,
+        maxFetchWait,
+        maxWaitingFetches,
+        retryBackoffInitial,
+        maintenanceInterval,
+        segmentThresholdBytes,
+        segmentMaxBytes,
+        segmentEntryMaxBytes,
+        gcGracePeriod,
+        orphanMinAge,
+        diskCacheBytes,
+        diskCacheDir,
+        bytes);
   }
 
   private static boolean positive(Duration d) {

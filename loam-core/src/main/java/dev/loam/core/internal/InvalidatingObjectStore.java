@@ -10,17 +10,28 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The store as GC sees it: deleting objects also drops their ranges from the disk cache (best
- * effort; a range of a deleted object is never asked for again anyway, since no index entry names
- * it, so this only frees the space sooner). Does not own the store it wraps.
+ * The store as GC sees it: deleting objects also drops their ranges from the disk cache and the WAL
+ * read-ahead memory (best effort; a range of a deleted object is never asked for again anyway,
+ * since no index entry names it, so this only frees the space sooner). Does not own the store it
+ * wraps.
  */
 final class InvalidatingObjectStore implements ObjectStore {
   private final ObjectStore delegate;
   private final DiskCache cache;
+  private final ReadPath readPath;
 
   InvalidatingObjectStore(ObjectStore delegate, DiskCache cache) {
+    this(delegate, cache, null);
+  }
+
+  /**
+   * @param cache the disk cache, or null when the node has none
+   * @param readPath whose WAL read-ahead memory drops deleted objects too, or null
+   */
+  InvalidatingObjectStore(ObjectStore delegate, DiskCache cache, ReadPath readPath) {
     this.delegate = delegate;
     this.cache = cache;
+    this.readPath = readPath;
   }
 
   @Override
@@ -60,7 +71,12 @@ final class InvalidatingObjectStore implements ObjectStore {
 
   @Override
   public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
-    cache.invalidate(keys);
+    if (cache != null) {
+      cache.invalidate(keys);
+    }
+    if (readPath != null) {
+      readPath.invalidate(keys);
+    }
     return delegate.delete(keys);
   }
 

@@ -133,8 +133,9 @@ public final class NodeRuntime {
             ReadPath.blockBytes(settings.segmentMaxBytes()),
             ReadPath.SEGMENT_INDEX_CACHE_BYTES,
             (micros, task) -> scheduler.schedule(task, micros, TimeUnit.MICROSECONDS),
-            ReadPath.WAL_MERGE_WINDOW_MICROS);
-    ObjectStore gcStore = diskCache == null ? store : new InvalidatingObjectStore(store, diskCache);
+            ReadPath.WAL_MERGE_WINDOW_MICROS,
+            settings.walReadAheadBytes());
+    ObjectStore gcStore = new InvalidatingObjectStore(store, diskCache, readPath);
     this.ownership =
         new OwnershipAgent(
             nodeId,

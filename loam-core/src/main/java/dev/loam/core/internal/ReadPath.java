@@ -55,12 +55,16 @@ final class ReadPath {
    */
   static final long WAL_MERGE_WINDOW_MICROS = 2_000;
 
+  /** The default memory for WAL objects read ahead ({@link WalReadAhead}). */
+  static final long WAL_READ_AHEAD_BYTES = 64L << 20;
+
   private final ObjectStore store;
   private final TailCache tailCache;
   private final DiskCache diskCache;
   private final ReadStats stats;
   private final GetCoalescer coalescer;
   private final WalGetMerger walMerger;
+  private final WalReadAhead readAhead;
   private final SegmentIndexCache segmentIndexes;
   private final int blockBytes;
 
@@ -88,13 +92,15 @@ final class ReadPath {
       ReadStats stats,
       int blockBytes,
       long segmentIndexCacheBytes) {
-    this(store, tailCache, diskCache, stats, blockBytes, segmentIndexCacheBytes, null, 0);
+    this(store, tailCache, diskCache, stats, blockBytes, segmentIndexCacheBytes, null, 0, 0);
   }
 
   /**
    * @param delayer runs the WAL GET gather windows (the node's scheduler); null for no window
    * @param walWindowMicros the gather window of an idle WAL object's first range ({@link
    *     WalGetMerger})
+   * @param walReadAheadBytes memory for whole WAL objects read ahead ({@link WalReadAhead}); 0 for
+   *     no read-ahead (a WAL GET covers exactly the ranges asked for)
    */
   ReadPath(
       ObjectStore store,
@@ -104,15 +110,18 @@ final class ReadPath {
       int blockBytes,
       long segmentIndexCacheBytes,
       WalGetMerger.Delayer delayer,
-      long walWindowMicros) {
+      long walWindowMicros,
+      long walReadAheadBytes) {
     this.store = store;
     this.tailCache = tailCache;
     this.diskCache = diskCache;
     this.stats = stats;
     this.blockBytes = blockBytes;
     this.coalescer = new GetCoalescer(MAX_COALESCED_IN_FLIGHT, stats);
+    this.readAhead = walReadAheadBytes > 0 ? new WalReadAhead(walReadAheadBytes, stats) : null;
     this.walMerger =
-        new WalGetMerger(this::rawGet, stats, WAL_MERGE_MAX_SPAN, delayer, walWindowMicros);
+        new WalGetMerger(
+            this::rawGet, stats, WAL_MERGE_MAX_SPAN, delayer, walWindowMicros, readAhead);
     this.segmentIndexes = new SegmentIndexCache(store, stats, segmentIndexCacheBytes, blockBytes);
   }
 
@@ -138,6 +147,18 @@ final class ReadPath {
     return segmentIndexes;
   }
 
+  /** The WAL objects read ahead, or null when read-ahead is off; for tests. */
+  WalReadAhead readAhead() {
+    return readAhead;
+  }
+
+  /** Drops deleted objects from the read-ahead memory (GC's deletes). */
+  void invalidate(List<String> keys) {
+    if (readAhead != null) {
+      readAhead.invalidate(keys);
+    }
+  }
+
   /** The bytes of one whole index entry. */
   CompletableFuture<byte[]> load(IndexEntry e) {
     return loadRange(e.objectKey(), e.byteOffset(), e.byteLength());
@@ -145,14 +166,26 @@ final class ReadPath {
 
   /**
    * The bytes of one whole index entry for the segmenter and the compactor: the tail cache, else
-   * one GET of its own, neither shared with fetches nor written to the disk cache (the entry's
-   * object is about to be retired, its ranges would only push out ranges that fetches still need).
+   * one GET of its own, neither shared with fetches nor written to the disk cache or the read-ahead
+   * memory (the entry's object is about to be retired, its ranges would only push out ranges that
+   * fetches still need). WAL bytes already read ahead are used, without marking them recently used.
    */
   CompletableFuture<byte[]> loadForRewrite(IndexEntry e) {
     byte[] cached = tailCache.get(e.objectKey(), e.byteOffset(), e.byteLength());
     if (cached != null) {
       stats.tailHit();
       return CompletableFuture.completedFuture(cached);
+    }
+    if (readAhead != null) {
+      byte[] held = readAhead.get(e.objectKey(), e.byteOffset(), e.byteLength(), false);
+      if (held != null) {
+        stats.walReadAheadHit();
+        return checked(
+            e.objectKey(),
+            e.byteOffset(),
+            e.byteLength(),
+            (k, o, l) -> CompletableFuture.completedFuture(held));
+      }
     }
     return checked(e.objectKey(), e.byteOffset(), e.byteLength(), this::rawGet);
   }

@@ -22,6 +22,9 @@ public final class ReadStats {
   private final LongAdder segmentIndexHits = new LongAdder();
   private final LongAdder walMergedGets = new LongAdder();
   private final LongAdder walMergedRanges = new LongAdder();
+  private final LongAdder walReadAheadHits = new LongAdder();
+  private final LongAdder walReadAheadEvictions = new LongAdder();
+  private volatile LongSupplier walReadAheadBytes = () -> 0;
   private volatile LongSupplier diskBytes = () -> 0;
   private volatile LongSupplier diskEntries = () -> 0;
 
@@ -70,6 +73,18 @@ public final class ReadStats {
   void walMergedGet(int ranges) {
     walMergedGets.increment();
     walMergedRanges.add(ranges);
+  }
+
+  void walReadAheadHit() {
+    walReadAheadHits.increment();
+  }
+
+  void walReadAheadEvictions(int n) {
+    walReadAheadEvictions.add(n);
+  }
+
+  void walReadAheadGauge(LongSupplier bytes) {
+    this.walReadAheadBytes = bytes;
   }
 
   void diskGauges(LongSupplier bytes, LongSupplier entries) {
@@ -145,6 +160,24 @@ public final class ReadStats {
     return walMergedRanges.sum();
   }
 
+  /**
+   * WAL ranges served from read-ahead bytes (a recently read WAL object kept in memory, or the
+   * read-ahead GET of their object that was in flight) without a GET of their own.
+   */
+  public long walReadAheadHits() {
+    return walReadAheadHits.sum();
+  }
+
+  /** WAL objects evicted from the read-ahead memory to keep its byte bound. */
+  public long walReadAheadEvictions() {
+    return walReadAheadEvictions.sum();
+  }
+
+  /** Bytes of WAL objects the read-ahead memory holds now. */
+  public long walReadAheadBytes() {
+    return walReadAheadBytes.getAsLong();
+  }
+
   /** Bytes the disk cache holds now (files, headers included). */
   public long diskCacheBytes() {
     return diskBytes.getAsLong();
@@ -177,6 +210,12 @@ public final class ReadStats {
         + walMergedGets()
         + " walMergedRanges="
         + walMergedRanges()
+        + " walReadAheadHits="
+        + walReadAheadHits()
+        + " walReadAheadBytes="
+        + walReadAheadBytes()
+        + " walReadAheadEvictions="
+        + walReadAheadEvictions()
         + " diskCacheBytes="
         + diskCacheBytes()
         + "]";

@@ -21,7 +21,12 @@ import java.util.concurrent.CompletableFuture;
  * meanwhile. The window keeps consumers that catch up together in step: they all get their bytes
  * from the same GET and ask for the next object together, instead of the first one drifting a GET
  * ahead and the others following one by one. A lone reader pays the window once per uncached load.
- * Thread-safe.
+ *
+ * <p><b>Read-ahead</b> (when a {@link WalReadAhead} is given): a GET whose ranges end within {@code
+ * maxSpan} fetches the object from its start up to {@code maxSpan} bytes (the whole object: WAL
+ * objects are at most that large; the store cuts the range at the object's end) and keeps the bytes
+ * in the read-ahead memory, so ranges of other partitions asked for later, and those queued behind
+ * the GET, are served from memory without a GET. A failed GET keeps nothing. Thread-safe.
  */
 final class WalGetMerger {
   private final Getter getter;
@@ -29,6 +34,7 @@ final class WalGetMerger {
   private final int maxSpan;
   private final Delayer delayer;
   private final long windowMicros;
+  private final WalReadAhead readAhead;
 
   /**
    * Keys with a GET in flight or gathering, and the ranges waiting for the next GET of each. A key
@@ -67,6 +73,21 @@ final class WalGetMerger {
    * @param windowMicros how long an idle object's first range waits for others (0: not at all)
    */
   WalGetMerger(Getter getter, ReadStats stats, int maxSpan, Delayer delayer, long windowMicros) {
+    this(getter, stats, maxSpan, delayer, windowMicros, null);
+  }
+
+  /**
+   * @param readAhead where whole objects read ahead are kept; null for no read-ahead (a GET covers
+   *     exactly its ranges)
+   */
+  WalGetMerger(
+      Getter getter,
+      ReadStats stats,
+      int maxSpan,
+      Delayer delayer,
+      long windowMicros,
+      WalReadAhead readAhead) {
+    this.readAhead = readAhead;
     this.getter = getter;
     this.stats = stats;
     this.maxSpan = maxSpan;
@@ -81,6 +102,13 @@ final class WalGetMerger {
   CompletableFuture<byte[]> get(String key, long offset, int length) {
     Waiter w = new Waiter(offset, length, new CompletableFuture<>());
     synchronized (this) {
+      if (readAhead != null) {
+        byte[] held = readAhead.get(key, offset, length, true);
+        if (held != null) {
+          stats.walReadAheadHit();
+          return CompletableFuture.completedFuture(held);
+        }
+      }
       List<Waiter> queued = queues.get(key);
       if (queued != null) {
         queued.add(w); // gathering, or a GET of this object is in flight: go with the next one
@@ -118,9 +146,14 @@ final class WalGetMerger {
       start = Math.min(start, w.offset());
       end = Math.max(end, w.end());
     }
+    if (readAhead != null && end <= maxSpan) {
+      start = 0; // read ahead: the whole object (the store cuts the range at its end)
+      end = maxSpan;
+    }
+    int asked = (int) (end - start);
     CompletableFuture<byte[]> got;
     try {
-      got = getter.get(key, start, (int) (end - start));
+      got = getter.get(key, start, asked);
     } catch (RuntimeException e) {
       got = CompletableFuture.failedFuture(e);
     }
@@ -130,16 +163,53 @@ final class WalGetMerger {
           if (group.size() > 1) {
             stats.walMergedGet(group.size());
           }
+          List<Waiter> served = List.of();
+          if (t == null && readAhead != null) {
+            served = keep(key, from, b, b.length < asked);
+          }
           // Start the next GET first, so the queue does not wait on the waiters' callbacks.
           next(key);
           for (Waiter w : group) {
             if (t != null) {
               w.bytes().completeExceptionally(t);
             } else {
-              w.bytes().complete(cut(b, w.offset() - from, w.length()));
+              // With read-ahead the array is also held in memory: never hand it out itself.
+              w.bytes()
+                  .complete(
+                      readAhead != null
+                          ? WalReadAhead.slice(from, b, true, w.offset(), w.length())
+                          : cut(b, w.offset() - from, w.length()));
             }
           }
+          for (Waiter w : served) {
+            stats.walReadAheadHit();
+            w.bytes()
+                .complete(WalReadAhead.slice(from, b, b.length < asked, w.offset(), w.length()));
+          }
         });
+  }
+
+  /**
+   * Keeps the bytes read at {@code from} in the read-ahead memory and takes out of the queue the
+   * ranges they hold.
+   */
+  private List<Waiter> keep(String key, long from, byte[] b, boolean complete) {
+    List<Waiter> served = new ArrayList<>();
+    synchronized (this) {
+      readAhead.put(key, from, b, complete);
+      List<Waiter> queued = queues.get(key);
+      if (queued != null) {
+        Iterator<Waiter> it = queued.iterator();
+        while (it.hasNext()) {
+          Waiter w = it.next();
+          if (w.offset() >= from && (complete || w.end() <= from + b.length)) {
+            served.add(w);
+            it.remove();
+          }
+        }
+      }
+    }
+    return served;
   }
 
   private static byte[] cut(byte[] b, long at, int length) {

@@ -131,21 +131,27 @@ public final class ReadTierBench {
     Path tmp = Files.createTempDirectory("loam-readbench");
     ExecutorService io = Executors.newFixedThreadPool(4);
     try {
-      System.out.printf("| tier | range | MB/s (best of 3) |%n|---|---|---|%n");
-      tail(tmp, io);
-      disk(tmp, io);
-      store(tmp, io, "WAL object (fs store)", 8 << 20, 64 << 10, "wal");
-      store(tmp, io, "segment object (fs store)", 64 << 20, 1 << 20, "seg");
-      segmentBlocks(tmp, io);
+      if (args.length == 0 || !args[0].equals("consumers")) { // "consumers": only the GET counts
+        System.out.printf("| tier | range | MB/s (best of 3) |%n|---|---|---|%n");
+        tail(tmp, io);
+        disk(tmp, io);
+        store(tmp, io, "WAL object (fs store)", 8 << 20, 64 << 10, "wal");
+        store(tmp, io, "segment object (fs store)", 64 << 20, 1 << 20, "seg");
+        segmentBlocks(tmp, io);
+      }
       System.out.printf(
-          "%n| consumers read | store | disk cache | WAL objects | index entries | GETs |"
-              + " GETs per WAL object | merged GETs | coalesced waits | s |%n"
-              + "|---|---|---|---|---|---|---|---|---|---|%n");
-      consumers(tmp.resolve("n-a"), 0, false, true);
-      consumers(tmp.resolve("n-b"), 20, false, true);
-      consumers(tmp.resolve("n-c"), 20, true, true);
-      consumers(tmp.resolve("n-d"), 0, false, false);
-      consumers(tmp.resolve("n-e"), 20, false, false);
+          "%n| consumers read | store | disk cache | read-ahead | WAL objects | index entries |"
+              + " GETs | GETs per WAL object | merged GETs | read-ahead hits | coalesced waits |"
+              + " s |%n"
+              + "|---|---|---|---|---|---|---|---|---|---|---|---|%n");
+      for (boolean readAhead : new boolean[] {true, false}) {
+        String r = readAhead ? "-ra" : "";
+        consumers(tmp.resolve("n-a" + r), 0, false, true, readAhead);
+        consumers(tmp.resolve("n-b" + r), 20, false, true, readAhead);
+        consumers(tmp.resolve("n-c" + r), 20, true, true, readAhead);
+        consumers(tmp.resolve("n-d" + r), 0, false, false, readAhead);
+        consumers(tmp.resolve("n-e" + r), 20, false, false, readAhead);
+      }
     } finally {
       io.shutdownNow();
     }
@@ -274,9 +280,12 @@ public final class ReadTierBench {
    * 10 consumers read a 10-partition stream from the start at once, tail cache off; the store adds
    * {@code latencyMs} to every ranged GET (an object store's first-byte latency). With {@code
    * ownPartition} consumer c reads partition c (consumers of many partitions catching up), else
-   * every consumer reads every partition in turn.
+   * every consumer reads every partition in turn. {@code readAhead} keeps the node's default WAL
+   * read-ahead, else turns it off. Every consumer must read every record it asked for, at its
+   * offset, with its exact bytes.
    */
-  static void consumers(Path dir, int latencyMs, boolean diskCache, boolean ownPartition)
+  static void consumers(
+      Path dir, int latencyMs, boolean diskCache, boolean ownPartition, boolean readAhead)
       throws Exception {
     int partitions = 10;
     int consumers = 10;
@@ -292,11 +301,15 @@ public final class ReadTierBench {
       if (diskCache) {
         settings = settings.withDiskCache(dir.resolve("cache"), 1L << 30);
       }
+      if (!readAhead) {
+        settings = settings.withWalReadAheadBytes(0);
+      }
       LoamNode node = cluster.start("n1", settings, store, cluster.embeddedMeta);
       Log log = node.log();
       log.createNamespace("ns").join();
       log.createStream("ns", "s", StreamSpec.standard(partitions)).join();
       byte[] v = new byte[1000];
+      new Random(5).nextBytes(v);
       // Each round is one append over many keys, so one WAL object holds entries of most
       // partitions.
       int rounds = 50;
@@ -313,12 +326,18 @@ public final class ReadTierBench {
         }
         log.append("ns", "s", recs).join();
       }
-      long walObjects = node.writerStats().flushes();
+      // WAL objects in the store (the writer's flush count can differ by a retried or empty flush).
+      long walObjects = fs.list("wal/", "", 1000).join().objects().size();
+      long flushes = node.writerStats().flushes();
+      if (walObjects != flushes) {
+        System.out.printf("(WAL objects %d, writer flushes %d)%n", walObjects, flushes);
+      }
       int getsBefore = store.gets();
       long waitsBefore = node.readStats().coalescedWaits();
       CountDownLatch start = new CountDownLatch(1);
       List<Thread> ts = new ArrayList<>();
       long[] records = new long[consumers];
+      boolean[] wrong = new boolean[consumers];
       for (int c = 0; c < consumers; c++) {
         int cc = c;
         Thread t =
@@ -337,6 +356,11 @@ public final class ReadTierBench {
                       FetchResult r = log.fetch("ns", "s", p, off, 64 << 10, Duration.ZERO).join();
                       if (r.records().isEmpty()) {
                         break;
+                      }
+                      for (var rec : r.records()) {
+                        if (rec.offset() != off++ || !java.util.Arrays.equals(rec.value(), v)) {
+                          wrong[cc] = true;
+                        }
                       }
                       records[cc] += r.records().size();
                       off = r.nextOffset();
@@ -362,19 +386,24 @@ public final class ReadTierBench {
             cluster.embeddedMeta.read(r -> r.indexEntries(id, pp, 0, 1_000_000)).stream().count();
       }
       long expected = 20L * rounds * (ownPartition ? 1 : partitions);
-      if (records[0] != expected) {
-        throw new IllegalStateException("a consumer read " + records[0] + " records");
+      for (int c = 0; c < consumers; c++) {
+        if (records[c] != expected || wrong[c]) {
+          throw new IllegalStateException(
+              "consumer " + c + " read " + records[c] + " records, wrong bytes: " + wrong[c]);
+        }
       }
       System.out.printf(
-          "| %s | fs%s | %s | %d | %d | %d | %.1f | %d | %d | %.2f |%n",
+          "| %s | fs%s | %s | %s | %d | %d | %d | %.1f | %d | %d | %d | %.2f |%n",
           ownPartition ? "one partition each" : "all partitions each",
           latencyMs == 0 ? "" : " + " + latencyMs + " ms per GET",
           diskCache ? "on" : "off",
+          readAhead ? "on" : "off",
           walObjects,
           entries,
           gets,
           (double) gets / walObjects,
           node.readStats().walMergedGets(),
+          node.readStats().walReadAheadHits(),
           waits,
           secs);
       delay.shutdownNow();
