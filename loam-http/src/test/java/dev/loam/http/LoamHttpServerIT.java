@@ -336,7 +336,11 @@ class LoamHttpServerIT {
         .contains("loam_writer_puts_total")
         .contains("loam_writer_commit_latency_mean_seconds")
         .contains("loam_read_tail_cache_hits_total")
-        .contains("loam_read_object_gets_total");
+        .contains("loam_read_object_gets_total")
+        .contains("loam_read_wal_read_ahead_hits_total")
+        .contains("loam_read_wal_merged_gets_total")
+        .contains("loam_read_segment_index_gets_total")
+        .containsPattern("(?m)^loam_read_wal_read_ahead_bytes \\d+$");
   }
 
   @Test

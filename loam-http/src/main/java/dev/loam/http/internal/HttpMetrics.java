@@ -221,6 +221,41 @@ public final class HttpMetrics {
           "loam_read_coalesced_waits_total",
           "Loads that shared another load's GET.",
           reads.coalescedWaits());
+      counter(
+          b,
+          "loam_read_segment_index_gets_total",
+          "GETs of segment batch indexes (footers).",
+          reads.segmentIndexGets());
+      counter(
+          b,
+          "loam_read_segment_index_hits_total",
+          "Segment reads served by a cached batch index.",
+          reads.segmentIndexHits());
+      counter(
+          b,
+          "loam_read_wal_merged_gets_total",
+          "WAL object GETs that served ranges of several readers.",
+          reads.walMergedGets());
+      counter(
+          b,
+          "loam_read_wal_merged_ranges_total",
+          "Ranges served by merged WAL object GETs.",
+          reads.walMergedRanges());
+      counter(
+          b,
+          "loam_read_wal_read_ahead_hits_total",
+          "WAL ranges served from whole objects held in memory (no GET).",
+          reads.walReadAheadHits());
+      counter(
+          b,
+          "loam_read_wal_read_ahead_evictions_total",
+          "WAL objects dropped from the read-ahead memory.",
+          reads.walReadAheadEvictions());
+      gauge(
+          b,
+          "loam_read_wal_read_ahead_bytes",
+          "Bytes of WAL objects held by the read-ahead.",
+          reads.walReadAheadBytes());
       gauge(
           b, "loam_read_disk_cache_bytes", "Bytes held by the disk cache.", reads.diskCacheBytes());
     }
