@@ -3,7 +3,6 @@ package dev.loam.wal.batch;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.wal.BigEndian;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -140,21 +139,7 @@ public final class CompactedBatchEncoder {
 
   private static void writeRecord(
       ByteSink out, ByteSink scratch, Record r, int offsetDelta, long baseTimestamp) {
-    ByteSink b = scratch;
-    b.reset();
-    b.writeByte(0);
-    b.writeVarlong(r.timestamp() - baseTimestamp);
-    b.writeVarint(offsetDelta);
-    b.writeNullableBytes(r.key());
-    b.writeNullableBytes(r.value());
-    b.writeVarint(r.headers().size());
-    for (Header h : r.headers()) {
-      byte[] k = h.key().getBytes(StandardCharsets.UTF_8);
-      b.writeVarint(k.length);
-      b.writeBytes(k, 0, k.length);
-      b.writeNullableBytes(h.value());
-    }
-    out.writeVarint(b.size());
-    out.writeBytes(b.array(), 0, b.size());
+    RecordBatchEncoder.writeRecord(
+        out, scratch, r.timestamp() - baseTimestamp, offsetDelta, r.key(), r.value(), r.headers());
   }
 }

@@ -92,16 +92,33 @@ public final class RecordBatchEncoder {
 
   private static void writeRecord(
       ByteSink out, ByteSink scratch, RecordData r, int offsetDelta, long baseTimestamp) {
+    writeRecord(
+        out, scratch, r.timestamp() - baseTimestamp, offsetDelta, r.key(), r.value(), r.headers());
+  }
+
+  /**
+   * Writes one record of a batch's records section: its length, then attributes, timestamp and
+   * offset deltas, key, value and headers (docs/formats/record-batch-v2.md). Shared with the
+   * compactor's encoder, which keeps original offset deltas.
+   */
+  static void writeRecord(
+      ByteSink out,
+      ByteSink scratch,
+      long timestampDelta,
+      int offsetDelta,
+      byte[] key,
+      byte[] value,
+      List<Header> headers) {
     // Kafka prefixes each record with its body length, so encode the body first.
     ByteSink b = scratch;
     b.reset();
     b.writeByte(0); // record attributes: unused
-    b.writeVarlong(r.timestamp() - baseTimestamp);
+    b.writeVarlong(timestampDelta);
     b.writeVarint(offsetDelta);
-    b.writeNullableBytes(r.key());
-    b.writeNullableBytes(r.value());
-    b.writeVarint(r.headers().size());
-    for (Header h : r.headers()) {
+    b.writeNullableBytes(key);
+    b.writeNullableBytes(value);
+    b.writeVarint(headers.size());
+    for (Header h : headers) {
       byte[] k = h.key().getBytes(StandardCharsets.UTF_8);
       b.writeVarint(k.length);
       b.writeBytes(k, 0, k.length);
