@@ -74,19 +74,58 @@ final class RatisCluster implements AutoCloseable {
 
   static RatisCluster start(
       Path baseDir, int n, NodeSettings settings, UnaryOperator<RatisSettings.Builder> tweak) {
-    RatisCluster c = new RatisCluster(baseDir, n, settings, tweak);
-    try {
-      for (String id : c.template.voters().keySet()) {
-        c.startMeta(id);
+    for (int attempt = 1; ; attempt++) {
+      RatisCluster c = new RatisCluster(baseDir, n, settings, tweak);
+      try {
+        for (String id : c.template.voters().keySet()) {
+          c.startMeta(id);
+        }
+        for (String id : c.template.voters().keySet()) {
+          c.startNode(id);
+        }
+        c.awaitInSync();
+        return c;
+      } catch (RuntimeException | Error e) {
+        c.close();
+        // A "free" port can be taken by another socket between freePort() and the bind: start
+        // over on fresh ports and empty directories (the group's addresses live in its log).
+        if (attempt < 3 && portTaken(e)) {
+          for (String id : c.template.voters().keySet()) {
+            deleteTree(baseDir.resolve(id));
+          }
+          continue;
+        }
+        throw e;
       }
-      for (String id : c.template.voters().keySet()) {
-        c.startNode(id);
+    }
+  }
+
+  private static boolean portTaken(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException
+          || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        return true;
       }
-      c.awaitInSync();
-      return c;
-    } catch (RuntimeException | Error e) {
-      c.close();
-      throw e;
+    }
+    return false;
+  }
+
+  private static void deleteTree(Path dir) {
+    if (!java.nio.file.Files.exists(dir)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder())
+          .forEach(
+              f -> {
+                try {
+                  java.nio.file.Files.deleteIfExists(f);
+                } catch (IOException ex) {
+                  throw new UncheckedIOException(ex);
+                }
+              });
+    } catch (IOException ex) {
+      throw new UncheckedIOException(ex);
     }
   }
 

@@ -56,6 +56,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.util.TimeoutExecutor;
@@ -155,6 +156,10 @@ public final class RatisMetastore implements Metastore {
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(executor, "executor");
+    // Ratis ends the JVM (System.exit) on some start failures, e.g. a port already in use. Loam
+    // runs inside a host application: a replica that cannot start (or hits a fatal Ratis error)
+    // must fail with an exception, never take the host process down.
+    ExitUtils.disableSystemExit();
     RatisMetastore m = new RatisMetastore(ratis, settings, clock, executor);
     try {
       m.startServer();

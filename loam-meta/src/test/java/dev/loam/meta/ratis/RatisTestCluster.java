@@ -92,20 +92,61 @@ final class RatisTestCluster implements AutoCloseable {
       InstantSource clock,
       Executor executor,
       UnaryOperator<RatisSettings.Builder> tweak) {
-    RatisTestCluster c =
-        new RatisTestCluster(baseDir, voters, listeners, metaSettings, clock, executor, tweak);
-    try {
-      for (String id : c.template.voters().keySet()) {
-        c.start(id);
+    for (int attempt = 1; ; attempt++) {
+      RatisTestCluster c =
+          new RatisTestCluster(baseDir, voters, listeners, metaSettings, clock, executor, tweak);
+      try {
+        for (String id : c.template.voters().keySet()) {
+          c.start(id);
+        }
+        for (String id : c.template.listeners().keySet()) {
+          c.start(id);
+        }
+        c.awaitInSync();
+        return c;
+      } catch (RuntimeException | Error e) {
+        c.close();
+        // A "free" port can be taken by another socket between freePort() and the bind: start
+        // over on fresh ports and empty directories (the group's addresses live in its log).
+        if (attempt < 3 && portTaken(e)) {
+          List<String> ids = new ArrayList<>(c.template.voters().keySet());
+          ids.addAll(c.template.listeners().keySet());
+          for (String id : ids) {
+            deleteTree(baseDir.resolve(id));
+          }
+          continue;
+        }
+        throw e;
       }
-      for (String id : c.template.listeners().keySet()) {
-        c.start(id);
+    }
+  }
+
+  private static boolean portTaken(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException
+          || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        return true;
       }
-      c.awaitInSync();
-      return c;
-    } catch (RuntimeException | Error e) {
-      c.close();
-      throw e;
+    }
+    return false;
+  }
+
+  private static void deleteTree(Path dir) {
+    if (!java.nio.file.Files.exists(dir)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder())
+          .forEach(
+              f -> {
+                try {
+                  java.nio.file.Files.deleteIfExists(f);
+                } catch (IOException ex) {
+                  throw new UncheckedIOException(ex);
+                }
+              });
+    } catch (IOException ex) {
+      throw new UncheckedIOException(ex);
     }
   }
 
