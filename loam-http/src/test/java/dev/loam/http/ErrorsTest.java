@@ -43,16 +43,17 @@ class ErrorsTest {
   }
 
   @Test
-  void aRejectedExecutionOfAStoppingNodeIsARetryable503NotA500() {
+  void aRejectedExecutionOfAStoppingNodeIsAnUnknownOutcome504NotA500() {
     dev.loam.http.internal.ApiException e =
         Errors.toApi(
             new CompletionException(
                 new java.util.concurrent.RejectedExecutionException("pool terminated")));
+    // Not 503: a 503 tells a plain producer "not appended", and the work may have been done.
     assertThat(e.status())
-        .isEqualTo(io.netty.handler.codec.http.HttpResponseStatus.SERVICE_UNAVAILABLE);
-    assertThat(e.kind()).isEqualTo(Kind.UNAVAILABLE);
-    assertThat(e.code()).isEqualTo("shutting_down");
-    assertThat(e.getMessage()).contains("pool terminated");
+        .isEqualTo(io.netty.handler.codec.http.HttpResponseStatus.GATEWAY_TIMEOUT);
+    assertThat(e.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+    assertThat(e.code()).isEqualTo("outcome_unknown");
+    assertThat(e.getMessage()).contains("pool terminated").contains("outcome is unknown");
   }
 
   @Test

@@ -93,13 +93,16 @@ public final class Errors {
       return new ApiException(statusOf(e.kind()), codeOf(e.kind()), e.kind(), e.getMessage());
     }
     if (t instanceof java.util.concurrent.RejectedExecutionException) {
-      // A node executor refused work: the node is stopping (or crashed under a request). The
-      // request may be retried on another node, as for a server that is shutting down.
+      // A node executor refused work: the node is stopping (or crashed) under the request. The
+      // work may already be done (a produce committed before its answer was scheduled), so the
+      // only true answer is "outcome unknown": 504, read to find out, as for a lost answer.
       return new ApiException(
-          HttpResponseStatus.SERVICE_UNAVAILABLE,
-          "shutting_down",
-          Kind.UNAVAILABLE,
-          "the node is stopping (" + t.getMessage() + ")");
+          statusOf(Kind.OUTCOME_UNKNOWN),
+          codeOf(Kind.OUTCOME_UNKNOWN),
+          Kind.OUTCOME_UNKNOWN,
+          "the node stopped while serving the request; its outcome is unknown ("
+              + t.getMessage()
+              + ")");
     }
     LOG.error("unexpected failure while serving a request", t);
     return new ApiException(
