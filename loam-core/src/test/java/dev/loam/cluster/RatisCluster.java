@@ -8,11 +8,8 @@ import dev.loam.api.NodeSettings;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
 import dev.loam.meta.ratis.RatisSettings;
+import dev.loam.meta.testing.LoopbackPorts;
 import dev.loam.store.memory.InMemoryObjectStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -89,9 +86,9 @@ final class RatisCluster implements AutoCloseable {
         c.close();
         // A "free" port can be taken by another socket between freePort() and the bind: start
         // over on fresh ports and empty directories (the group's addresses live in its log).
-        if (attempt < 3 && portTaken(e)) {
+        if (attempt < 3 && LoopbackPorts.portTaken(e)) {
           for (String id : c.template.voters().keySet()) {
-            deleteTree(baseDir.resolve(id));
+            LoopbackPorts.deleteTree(baseDir.resolve(id));
           }
           continue;
         }
@@ -100,41 +97,8 @@ final class RatisCluster implements AutoCloseable {
     }
   }
 
-  private static boolean portTaken(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.BindException
-          || String.valueOf(t.getMessage()).contains("Address already in use")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static void deleteTree(Path dir) {
-    if (!java.nio.file.Files.exists(dir)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(dir)) {
-      s.sorted(java.util.Comparator.reverseOrder())
-          .forEach(
-              f -> {
-                try {
-                  java.nio.file.Files.deleteIfExists(f);
-                } catch (IOException ex) {
-                  throw new UncheckedIOException(ex);
-                }
-              });
-    } catch (IOException ex) {
-      throw new UncheckedIOException(ex);
-    }
-  }
-
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return LoopbackPorts.freePort();
   }
 
   /** Starts (or restarts from its directory) the replica {@code id}. */

@@ -1,10 +1,7 @@
 package dev.loam.meta.ratis;
 
 import dev.loam.meta.MetaSettings;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.loam.meta.testing.LoopbackPorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -108,11 +105,11 @@ final class RatisTestCluster implements AutoCloseable {
         c.close();
         // A "free" port can be taken by another socket between freePort() and the bind: start
         // over on fresh ports and empty directories (the group's addresses live in its log).
-        if (attempt < 3 && portTaken(e)) {
+        if (attempt < 3 && LoopbackPorts.portTaken(e)) {
           List<String> ids = new ArrayList<>(c.template.voters().keySet());
           ids.addAll(c.template.listeners().keySet());
           for (String id : ids) {
-            deleteTree(baseDir.resolve(id));
+            LoopbackPorts.deleteTree(baseDir.resolve(id));
           }
           continue;
         }
@@ -121,42 +118,8 @@ final class RatisTestCluster implements AutoCloseable {
     }
   }
 
-  private static boolean portTaken(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.BindException
-          || String.valueOf(t.getMessage()).contains("Address already in use")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static void deleteTree(Path dir) {
-    if (!java.nio.file.Files.exists(dir)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(dir)) {
-      s.sorted(java.util.Comparator.reverseOrder())
-          .forEach(
-              f -> {
-                try {
-                  java.nio.file.Files.deleteIfExists(f);
-                } catch (IOException ex) {
-                  throw new UncheckedIOException(ex);
-                }
-              });
-    } catch (IOException ex) {
-      throw new UncheckedIOException(ex);
-    }
-  }
-
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return LoopbackPorts.freePort();
   }
 
   RatisSettings settings(String id) {
