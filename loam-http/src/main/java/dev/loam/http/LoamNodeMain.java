@@ -212,7 +212,7 @@ public final class LoamNodeMain {
             .settings(o.nodeSettings())
             .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
             .clock(clock);
-        m.node = m.startNode(nb, waitStart);
+        m.node = startNodeRetrying(nb, o.id(), waitStart, o.startTimeout(), out);
         m.server = LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()).start();
         out.println(
             "loam: node "
@@ -345,10 +345,6 @@ public final class LoamNodeMain {
           0,
           100,
           TimeUnit.MILLISECONDS);
-    }
-
-    private LoamNode startNode(LoamNode.Builder nb, long startedNanos) {
-      return startNodeRetrying(nb, options.id(), startedNanos, options.startTimeout(), out);
     }
 
     /**
