@@ -84,14 +84,27 @@ class S3ErrorMappingIT {
     completions.shutdownNow();
   }
 
+  /**
+   * A store whose attempts wait long enough that a loaded machine never times out a request the
+   * stub answers (a timed-out attempt would not reach the stub and would skew request counts).
+   */
   private S3ObjectStore store(int maxAttempts) {
+    return store(maxAttempts, Duration.ofSeconds(10), Duration.ofSeconds(30));
+  }
+
+  /** A store for scripts with hung answers: short attempts, so a hang costs little time. */
+  private S3ObjectStore storeForHangs(int maxAttempts) {
+    return store(maxAttempts, Duration.ofMillis(1500), Duration.ofSeconds(10));
+  }
+
+  private S3ObjectStore store(int maxAttempts, Duration attempt, Duration call) {
     S3StoreSettings s =
         S3StoreSettings.defaults("stub-bucket")
             .withEndpoint(
                 URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "us-east-1", true)
             .withCredentials("id", "secret")
             .withRetries(maxAttempts)
-            .withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(400), Duration.ofSeconds(5));
+            .withTimeouts(Duration.ofSeconds(2), attempt, call);
     return new S3ObjectStore(s, completions);
   }
 
@@ -144,7 +157,7 @@ class S3ErrorMappingIT {
   @Test
   void aHungWriteIsOutcomeUnknownAndAHungReadIsUnavailable() {
     fallback = new Reply(-1, "");
-    try (S3ObjectStore s = store(1)) {
+    try (S3ObjectStore s = storeForHangs(1)) {
       assertThat(failure(s.put("k", new byte[] {1})))
           .isInstanceOf(StoreOutcomeUnknownException.class)
           .hasMessageContaining("key=k");
@@ -159,7 +172,7 @@ class S3ErrorMappingIT {
 
   @Test
   void preconditionFailedIsExistsUnlessAnEarlierAttemptGotNoAnswer() {
-    try (S3ObjectStore s = store(2)) {
+    try (S3ObjectStore s = storeForHangs(2)) {
       script.add(new Reply(412, error("PreconditionFailed")));
       assertThat(failure(s.create("k", bytes("mine")))).isInstanceOf(ObjectExistsException.class);
       // A 500 is an answer: that attempt changed nothing, so the retry's 412 is someone else's.
