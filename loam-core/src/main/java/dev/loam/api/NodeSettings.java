@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param commitBudget no new PUT or commit attempt starts this long after the object's ULID time
  *     (60 s, stream-engine.txt §3)
  * @param maxBufferedBytes appends beyond this many unflushed bytes fail UNAVAILABLE (backpressure)
- * @param tailCacheBytes bytes of recently committed batches kept in memory for fetches
+ * @param tailCacheBytes bytes of recently written batches kept in memory for fetches
  * @param maxFetchWait the longest long-poll a fetch may ask for
  * @param maxWaitingFetches long-polls beyond this many fail UNAVAILABLE
  * @param retryBackoffInitial first delay before retrying a PUT or commit, doubled up to 1 s

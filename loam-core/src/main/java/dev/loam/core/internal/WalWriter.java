@@ -423,6 +423,20 @@ final class WalWriter {
     }
 
     private void written() {
+      // Cache the batches before the commit, not after: a long-poll is woken when the metastore
+      // applies the commit, which can run before this writer hears the answer, and would then miss
+      // the cache and GET the object it just wrote. The bytes at (key, byteOffset) never change,
+      // and
+      // a range is fetched only once the index references it, so caching an object whose commit
+      // then fails is harmless (it ages out).
+      for (int c = 0; c < chunks.length; c++) {
+        for (int j = 0; j < slotOf[c].length; j++) {
+          tailCache.put(
+              key,
+              chunks[c].batches().get(j).byteOffset(),
+              buffer.slots.get(slotOf[c][j]).batch().bytes());
+        }
+      }
       synchronized (WalWriter.this) {
         written = true;
         commitNext();
@@ -503,9 +517,6 @@ final class WalWriter {
           Slot s = buffer.slots.get(slotOf[c][j]);
           BatchResult r = results.get(j);
           long byteOffset = chunks[c].batches().get(j).byteOffset();
-          if (r.status() == Outcome.BatchStatus.APPENDED) {
-            tailCache.put(key, byteOffset, s.batch().bytes());
-          }
           resolve(s, new BatchAck(r, index, key, byteOffset));
         }
       }
