@@ -211,7 +211,8 @@ public record BenchConfig(
       boolean limits,
       boolean help,
       boolean vsKafka,
-      String kafkaLib) {}
+      String kafkaLib,
+      boolean kafkaFsync) {}
 
   /** The text of {@code ./loam bench --help}. */
   public static final String HELP =
@@ -260,6 +261,9 @@ public record BenchConfig(
                                  acks=all, linger.ms=5, batch.size=1 MiB, else Kafka defaults;
                                  the broker does not fsync per write (Kafka's default);
                                  Kafka is one broker whatever --nodes says
+        --kafka-fsync            with --vs-kafka: topics with flush.messages=1, so the broker
+                                 fsyncs every append before it acks (like-for-like durability
+                                 with Loam's filesystem store, which fsyncs each WAL object)
         --kafka-lib DIR          the broker's jars (loam-bench/target/kafka-lib, made by the build)
         --help                   this text
       """;
@@ -274,6 +278,7 @@ public record BenchConfig(
     boolean help = false;
     boolean vsKafka = false;
     String kafkaLib = null;
+    boolean kafkaFsync = false;
     int producers = c.producers;
     int consumers = c.consumers;
     int recordBytes = c.recordBytes;
@@ -304,6 +309,10 @@ public record BenchConfig(
       }
       if (a.equals("--vs-kafka")) {
         vsKafka = true;
+        continue;
+      }
+      if (a.equals("--kafka-fsync")) {
+        kafkaFsync = true;
         continue;
       }
       if (i + 1 >= args.length) {
@@ -371,7 +380,11 @@ public record BenchConfig(
     } else {
       throw new IllegalArgumentException("unknown scenario " + scenario + " (quick, baseline)");
     }
-    return new Options(List.copyOf(scenarios), runs, out, limits, help, vsKafka, kafkaLib);
+    if (kafkaFsync && !vsKafka) {
+      throw new IllegalArgumentException("--kafka-fsync needs --vs-kafka");
+    }
+    return new Options(
+        List.copyOf(scenarios), runs, out, limits, help, vsKafka, kafkaLib, kafkaFsync);
   }
 
   /**

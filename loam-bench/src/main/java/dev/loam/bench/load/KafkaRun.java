@@ -59,6 +59,7 @@ final class KafkaRun {
   private final BenchConfig c;
   private final KafkaBroker broker;
   private final String topic;
+  private final boolean fsync;
   private final Recorder ack = new Recorder(MAX_MICROS, 3);
   private final Recorder ackUncorrected = new Recorder(MAX_MICROS, 3);
   private final Recorder e2e = new Recorder(MAX_MICROS, 3);
@@ -73,16 +74,22 @@ final class KafkaRun {
   private long measureStart;
   private long measureEnd;
 
-  KafkaRun(BenchConfig c, KafkaBroker broker, String topic) {
+  KafkaRun(BenchConfig c, KafkaBroker broker, String topic, boolean fsync) {
     this.c = c;
     this.broker = broker;
     this.topic = topic;
+    this.fsync = fsync;
   }
 
   /** The settings of this side, for the report. */
-  static Map<String, Object> setupJson(KafkaBroker broker) {
+  static Map<String, Object> setupJson(KafkaBroker broker, boolean fsync) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("broker", broker.toJson());
+    m.put(
+        "topic_flush",
+        fsync
+            ? "flush.messages=1: the broker fsyncs every append before acking (--kafka-fsync)"
+            : "Kafka default: no fsync per write");
     m.put("client", "kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion());
     m.put("producer", new java.util.TreeMap<>(PRODUCER_SETTINGS));
     m.put(
@@ -103,7 +110,10 @@ final class KafkaRun {
   LoadRun.Result run() throws Exception {
     broker
         .admin()
-        .createTopics(List.of(new NewTopic(topic, c.partitions(), (short) 1)))
+        .createTopics(
+            List.of(
+                new NewTopic(topic, c.partitions(), (short) 1)
+                    .configs(fsync ? Map.of("flush.messages", "1") : Map.of())))
         .all()
         .get(60, TimeUnit.SECONDS);
     try {
@@ -360,6 +370,7 @@ final class KafkaRun {
     m.put("cpu_s_per_gb", bytes == 0 ? Double.NaN : cpuSecs / (bytes / 1e9));
     m.put("cpu_us_per_record", records == 0 ? Double.NaN : cpuSecs * 1e6 / records);
     m.put("cpu_cores_busy", cpuSecs / secs);
+    m.put("kafka_fsync_per_append", fsync);
     m.put("broker_cpu_cores_busy", brokerCpu / secs);
     m.put("client_cpu_cores_busy", clientCpu / secs);
     m.put(

@@ -38,7 +38,16 @@ public final class LoadBench {
     {"cpu_s_per_gb"},
     {"cpu_us_per_record"},
     {"cpu_cores_busy"},
+    {"node_cpu_us_per_record"},
+    {"cpu_us_per_record_by_group", "node_user"},
+    {"cpu_us_per_record_by_group", "store"},
+    {"cpu_us_per_record_by_group", "store_user"},
+    {"cpu_us_per_record_by_group", "bench"},
+    {"cpu_us_per_record_by_group", "jvm"},
     {"allocated_bytes_per_record"},
+    {"read_tail_hits_per_s"},
+    {"read_object_gets_per_s"},
+    {"read_object_get_mb_per_s"},
     {"store_puts_per_s"},
     {"store_gets_per_s"},
     {"store_mean_bytes_per_put"},
@@ -155,7 +164,7 @@ public final class LoadBench {
             broker.pid(),
             broker.bootstrap(),
             (System.nanoTime() - t0) / 1e9);
-        kafkaSetup = KafkaRun.setupJson(broker);
+        kafkaSetup = KafkaRun.setupJson(broker, o.kafkaFsync());
       }
       // Interleave: run 1 of every scenario, then run 2, ... so drift hits all of them alike; with
       // --vs-kafka each Loam run is followed by the same workload through Kafka.
@@ -169,7 +178,8 @@ public final class LoadBench {
           System.out.println("  " + oneLine(res.figures()));
           if (broker != null) {
             System.out.printf("run %d/%d kafka %s%n", r, o.runs(), s.config().name());
-            LoadRun.Result k = new KafkaRun(s.config(), broker, "load-" + i + "-" + r).run();
+            LoadRun.Result k =
+                new KafkaRun(s.config(), broker, "load-" + i + "-" + r, o.kafkaFsync()).run();
             k.figures().put("load_average_1m_at_end", loadAverage());
             s.kafka().add(k);
             System.out.println("  kafka: " + oneLineKafka(k.figures()));
@@ -404,7 +414,8 @@ public final class LoadBench {
     return String.format(
         Locale.ROOT,
         "%.0f rec/s %.1f MB/s | ack p50 %.1f p99 %.1f p99.9 %.1f max %.1f ms | e2e p50 %.1f p99"
-            + " %.1f ms | cpu %.2f s/GB %.2f us/rec | alloc %.0f B/rec | PUT %.1f/s %.0f B/PUT, GET"
+            + " %.1f ms | cpu %.2f s/GB %.2f us/rec (node %.2f, store %.2f, bench %.2f, jvm %.2f)"
+            + " | alloc %.0f B/rec | PUT %.1f/s %.0f B/PUT, GET"
             + " %.1f/s | proposals %.1f/s | mean PUT %.1f ms, commit %.1f ms | load %.1f%s",
         number(f, new String[] {"records_per_s"}),
         number(f, new String[] {"mb_per_s"}),
@@ -416,6 +427,10 @@ public final class LoadBench {
         number(f, new String[] {"e2e_latency_ms", "p99"}),
         number(f, new String[] {"cpu_s_per_gb"}),
         number(f, new String[] {"cpu_us_per_record"}),
+        number(f, new String[] {"node_cpu_us_per_record"}),
+        number(f, new String[] {"cpu_us_per_record_by_group", "store"}),
+        number(f, new String[] {"cpu_us_per_record_by_group", "bench"}),
+        number(f, new String[] {"cpu_us_per_record_by_group", "jvm"}),
         number(f, new String[] {"allocated_bytes_per_record"}),
         number(f, new String[] {"store_puts_per_s"}),
         number(f, new String[] {"store_mean_bytes_per_put"}),
@@ -494,9 +509,14 @@ public final class LoadBench {
             KafkaBroker.VERSION,
             s.runs().size(),
             s.kafka().size()));
+    boolean fsync = Boolean.TRUE.equals(s.kafka().get(0).figures().get("kafka_fsync_per_append"));
     b.append(
-        "  Kafka: acks=all, linger.ms=5, batch.size=1 MiB, else defaults; the broker does not"
-            + " fsync per write (its default), Loam's filesystem store fsyncs before it acks.\n");
+        fsync
+            ? "  Kafka: acks=all, linger.ms=5, batch.size=1 MiB, else defaults; topic"
+                + " flush.messages=1: the broker fsyncs each append before it acks, as Loam's"
+                + " filesystem store fsyncs each WAL object.\n"
+            : "  Kafka: acks=all, linger.ms=5, batch.size=1 MiB, else defaults; the broker does not"
+                + " fsync per write (its default), Loam's filesystem store fsyncs before it acks.\n");
     b.append(
         String.format(
             Locale.ROOT, "  %-24s %-32s %-32s %10s%n", "figure", "loam", "kafka", "loam/kafka"));

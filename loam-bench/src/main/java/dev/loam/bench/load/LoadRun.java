@@ -7,6 +7,7 @@ import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.StreamSpec;
+import dev.loam.core.internal.ReadStats;
 import dev.loam.core.internal.WriterStats;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.http.LoamHttpServer;
@@ -397,7 +398,9 @@ final class LoadRun {
       LatencyInjectingStore.Counts store,
       long commits,
       long walObjects,
-      long logicalPuts) {}
+      long logicalPuts,
+      ThreadCpu.Sample threadCpu,
+      long[] reads) {}
 
   private static Snapshot snapshot(List<LoamNode> nodes, List<LatencyInjectingStore> stores) {
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -423,8 +426,24 @@ final class LoadRun {
       flushes += ws.flushes();
       puts += ws.puts();
     }
+    long[] reads = new long[4];
+    for (LoamNode n : nodes) {
+      ReadStats rs = n.readStats();
+      reads[0] += rs.tailHits();
+      reads[1] += rs.walReadAheadHits();
+      reads[2] += rs.objectGets();
+      reads[3] += rs.objectGetBytes();
+    }
     return new Snapshot(
-        System.nanoTime(), os.getProcessCpuTime(), alloc, counts, commits, flushes, puts);
+        System.nanoTime(),
+        os.getProcessCpuTime(),
+        alloc,
+        counts,
+        commits,
+        flushes,
+        puts,
+        ThreadCpu.sample(),
+        reads);
   }
 
   private Map<String, Object> figures(
@@ -449,6 +468,19 @@ final class LoadRun {
     m.put("cpu_s_per_gb", bytes == 0 ? Double.NaN : cpuSecs / (bytes / 1e9));
     m.put("cpu_us_per_record", records == 0 ? Double.NaN : cpuSecs * 1e6 / records);
     m.put("cpu_cores_busy", cpuSecs / secs);
+    Map<String, Double> byGroup = ThreadCpu.between(a.threadCpu(), b.threadCpu());
+    m.put(
+        "node_cpu_us_per_record", records == 0 ? Double.NaN : byGroup.get("node") * 1e6 / records);
+    Map<String, Object> perRecord = new LinkedHashMap<>();
+    byGroup.forEach((g, v) -> perRecord.put(g, records == 0 ? Double.NaN : v * 1e6 / records));
+    m.put("cpu_us_per_record_by_group", perRecord);
+    m.put(
+        "cpu_groups",
+        "node: the node's Java threads (scheduler, metastore, Ratis, HTTP server); store: the"
+            + " filesystem store's I/O pool and the latency injector (kernel write+fsync time"
+            + " lands here); bench: producers, consumers, clients, main; jvm: process CPU minus"
+            + " all Java threads (GC, JIT, VM, threads that exited in the window); <g>_user:"
+            + " user-mode part");
     m.put("allocated_bytes_per_record", records == 0 ? Double.NaN : (double) allocated / records);
     m.put(
         "allocated_bytes_method",
@@ -460,6 +492,10 @@ final class LoadRun {
     m.put("store_other_calls_per_s", st.others() / secs);
     m.put("store_mean_bytes_per_put", st.puts() == 0 ? 0.0 : (double) st.putBytes() / st.puts());
     m.put("store_get_mb_per_s", st.getBytes() / 1e6 / secs);
+    m.put("read_tail_hits_per_s", (b.reads()[0] - a.reads()[0]) / secs);
+    m.put("read_wal_read_ahead_hits_per_s", (b.reads()[1] - a.reads()[1]) / secs);
+    m.put("read_object_gets_per_s", (b.reads()[2] - a.reads()[2]) / secs);
+    m.put("read_object_get_mb_per_s", (b.reads()[3] - a.reads()[3]) / 1e6 / secs);
     m.put("metastore_proposals_per_s", (b.commits() - a.commits()) / secs);
     m.put("wal_objects_per_s", (b.walObjects() - a.walObjects()) / secs);
     m.put("appends_failed", appendsFailed.sum());

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A tiny {@code --vs-kafka} run end to end: a real Apache Kafka broker in its own JVM (from
  * target/kafka-lib, which the build copies before the test phase), 3 s + 1 s warm-up at 2000
- * records/s on each side. About 30 s on the 2-core machine, so it runs in the normal verify.
+ * records/s on each side, the Kafka topic fsyncing every append ({@code --kafka-fsync}). About 30 s
+ * on the 2-core machine, so it runs in the normal verify.
  */
 class VsKafkaIT {
   @TempDir Path tmp;
@@ -28,6 +29,7 @@ class VsKafkaIT {
         BenchConfig.parse(
             new String[] {
               "--vs-kafka",
+              "--kafka-fsync",
               "--duration",
               "3s",
               "--warmup",
@@ -59,6 +61,9 @@ class VsKafkaIT {
     assertThat(((Number) kafkaRun.get("records")).longValue()).isPositive();
     assertThat(((Number) kafkaRun.get("records_consumed")).longValue()).isPositive();
     assertThat(((Number) kafkaRun.get("appends_failed")).longValue()).isZero();
+    // --kafka-fsync: the topic was created with flush.messages=1 (the broker accepted it).
+    assertThat(kafkaRun.get("kafka_fsync_per_append")).isEqualTo(true);
+    assertThat(((Number) loamRun.get("node_cpu_us_per_record")).doubleValue()).isPositive();
     Map<String, Object> ratios = (Map<String, Object>) kafka.get("ratios");
     assertThat(ratios)
         .containsKeys(
