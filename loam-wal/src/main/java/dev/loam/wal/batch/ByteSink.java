@@ -6,7 +6,7 @@ import java.util.Arrays;
 /** A growable big-endian byte buffer with Kafka's varint encodings; single-threaded. */
 final class ByteSink {
   // Arrays cannot exceed this on common JVMs; a batch this large is a caller bug anyway.
-  private static final int MAX = Integer.MAX_VALUE - 16;
+  static final int MAX = Integer.MAX_VALUE - 16;
 
   private byte[] buf;
   private int size;
@@ -15,8 +15,55 @@ final class ByteSink {
     buf = new byte[Math.max(16, initialCapacity)];
   }
 
+  /**
+   * A sink whose array is exactly {@code capacity} bytes, for callers that computed the size: once
+   * full, {@link #array()} is the result, with no copy.
+   */
+  static ByteSink exact(long capacity) {
+    if (capacity > MAX) {
+      throw new LoamException(
+          LoamException.Kind.INVALID, "record batch too large size=" + capacity + " max=" + MAX);
+    }
+    ByteSink s = new ByteSink(16);
+    s.buf = new byte[(int) capacity];
+    return s;
+  }
+
   void reset() {
     size = 0;
+  }
+
+  /** Leaves {@code n} zero bytes to be filled in later through {@link #array()}. */
+  void skip(int n) {
+    ensure(n);
+    size += n;
+  }
+
+  /** Bytes {@link #writeVarint} takes for {@code value}. */
+  static int varintSize(int value) {
+    int v = (value << 1) ^ (value >> 31);
+    int bytes = 1;
+    while ((v & 0xffffff80) != 0) {
+      bytes++;
+      v >>>= 7;
+    }
+    return bytes;
+  }
+
+  /** Bytes {@link #writeVarlong} takes for {@code value}. */
+  static int varlongSize(long value) {
+    long v = (value << 1) ^ (value >> 63);
+    int bytes = 1;
+    while ((v & 0xffffffffffffff80L) != 0L) {
+      bytes++;
+      v >>>= 7;
+    }
+    return bytes;
+  }
+
+  /** Bytes {@link #writeNullableBytes} takes for {@code b}. */
+  static long nullableBytesSize(byte[] b) {
+    return b == null ? 1 : varintSize(b.length) + (long) b.length;
   }
 
   int size() {

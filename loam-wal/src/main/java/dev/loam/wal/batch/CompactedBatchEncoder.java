@@ -90,10 +90,19 @@ public final class CompactedBatchEncoder {
     long baseTimestamp =
         deleteHorizonMillis >= 0 ? deleteHorizonMillis : empty ? -1 : records.get(0).timestamp();
 
-    ByteSink body = new ByteSink(64 * Math.max(1, records.size()));
-    ByteSink scratch = new ByteSink(64);
+    long sectionSize = 0;
     for (Record r : records) {
-      writeRecord(body, scratch, r, (int) (r.offset() - baseOffset), baseTimestamp);
+      sectionSize +=
+          RecordBatchEncoder.recordSize(
+              r.timestamp() - baseTimestamp,
+              (int) (r.offset() - baseOffset),
+              r.key(),
+              r.value(),
+              r.headers());
+    }
+    ByteSink body = ByteSink.exact(sectionSize);
+    for (Record r : records) {
+      writeRecord(body, r, (int) (r.offset() - baseOffset), baseTimestamp);
     }
     byte[] section;
     int sectionLen;
@@ -137,9 +146,8 @@ public final class CompactedBatchEncoder {
     return b.hasDeleteHorizon() ? b.baseTimestamp() : -1;
   }
 
-  private static void writeRecord(
-      ByteSink out, ByteSink scratch, Record r, int offsetDelta, long baseTimestamp) {
+  private static void writeRecord(ByteSink out, Record r, int offsetDelta, long baseTimestamp) {
     RecordBatchEncoder.writeRecord(
-        out, scratch, r.timestamp() - baseTimestamp, offsetDelta, r.key(), r.value(), r.headers());
+        out, r.timestamp() - baseTimestamp, offsetDelta, r.key(), r.value(), r.headers());
   }
 }

@@ -48,31 +48,37 @@ public final class RecordBatchEncoder {
       maxTimestamp = Math.max(maxTimestamp, ts);
     }
 
-    ByteSink body = new ByteSink(64 * records.size());
-    ByteSink scratch = new ByteSink(64);
+    // Sized exactly first, so each value is copied once, straight into the output: no scratch
+    // buffer per record, no growth copies, and (uncompressed) no final copy of the records.
+    boolean plain = s.compression() == Compression.NONE;
+    long sectionSize = 0;
     for (int i = 0; i < records.size(); i++) {
-      writeRecord(body, scratch, records.get(i), i, baseTimestamp);
+      RecordData r = records.get(i);
+      sectionSize += recordSize(r.timestamp() - baseTimestamp, i, r.key(), r.value(), r.headers());
     }
-
-    byte[] section;
-    int sectionLen;
-    if (s.compression() == Compression.NONE) {
-      section = body.array();
-      sectionLen = body.size();
+    ByteSink body = ByteSink.exact((plain ? RecordBatches.HEADER_SIZE : 0) + sectionSize);
+    if (plain) {
+      body.skip(RecordBatches.HEADER_SIZE);
+    }
+    for (int i = 0; i < records.size(); i++) {
+      writeRecord(body, records.get(i), i, baseTimestamp);
+    }
+    byte[] out;
+    if (plain) {
+      out = body.array();
     } else {
-      section = Codecs.compress(s.compression(), body.array(), body.size());
-      sectionLen = section.length;
+      byte[] section = Codecs.compress(s.compression(), body.array(), body.size());
+      long total = (long) RecordBatches.HEADER_SIZE + section.length;
+      if (total > ByteSink.MAX) {
+        throw new LoamException(LoamException.Kind.INVALID, "record batch too large size=" + total);
+      }
+      out = new byte[(int) total];
+      System.arraycopy(section, 0, out, RecordBatches.HEADER_SIZE, section.length);
     }
-
-    long total = (long) RecordBatches.HEADER_SIZE + sectionLen;
-    if (total > Integer.MAX_VALUE - 16) {
-      throw new LoamException(LoamException.Kind.INVALID, "record batch too large size=" + total);
-    }
-    byte[] out = new byte[(int) total];
     int attributes =
         s.compression().code() | (s.timestampType() == TimestampType.LOG_APPEND_TIME ? 1 << 3 : 0);
     BigEndian.putLong(out, RecordBatches.BASE_OFFSET_OFFSET, s.baseOffset());
-    BigEndian.putInt(out, RecordBatches.LENGTH_OFFSET, (int) total - RecordBatches.LOG_OVERHEAD);
+    BigEndian.putInt(out, RecordBatches.LENGTH_OFFSET, out.length - RecordBatches.LOG_OVERHEAD);
     BigEndian.putInt(out, RecordBatches.PARTITION_LEADER_EPOCH_OFFSET, -1);
     out[RecordBatches.MAGIC_OFFSET] = RecordBatches.MAGIC;
     BigEndian.putShort(out, RecordBatches.ATTRIBUTES_OFFSET, attributes);
@@ -83,48 +89,99 @@ public final class RecordBatchEncoder {
     BigEndian.putShort(out, RecordBatches.PRODUCER_EPOCH_OFFSET, s.producerEpoch());
     BigEndian.putInt(out, RecordBatches.BASE_SEQUENCE_OFFSET, s.baseSequence());
     BigEndian.putInt(out, RecordBatches.RECORDS_COUNT_OFFSET, records.size());
-    System.arraycopy(section, 0, out, RecordBatches.HEADER_SIZE, sectionLen);
     CRC32C crc = new CRC32C();
     crc.update(out, RecordBatches.ATTRIBUTES_OFFSET, out.length - RecordBatches.ATTRIBUTES_OFFSET);
     BigEndian.putInt(out, RecordBatches.CRC_OFFSET, (int) crc.getValue());
     return out;
   }
 
-  private static void writeRecord(
-      ByteSink out, ByteSink scratch, RecordData r, int offsetDelta, long baseTimestamp) {
-    writeRecord(
-        out, scratch, r.timestamp() - baseTimestamp, offsetDelta, r.key(), r.value(), r.headers());
+  private static void writeRecord(ByteSink out, RecordData r, int offsetDelta, long baseTimestamp) {
+    writeRecord(out, r.timestamp() - baseTimestamp, offsetDelta, r.key(), r.value(), r.headers());
+  }
+
+  /**
+   * The bytes one record takes in a batch's records section, its length prefix included
+   * (docs/formats/record-batch-v2.md).
+   */
+  static int recordSize(
+      long timestampDelta, int offsetDelta, byte[] key, byte[] value, List<Header> headers) {
+    int body = bodySize(timestampDelta, offsetDelta, key, value, headers);
+    return ByteSink.varintSize(body) + body;
+  }
+
+  private static int bodySize(
+      long timestampDelta, int offsetDelta, byte[] key, byte[] value, List<Header> headers) {
+    long n =
+        1 // record attributes
+            + ByteSink.varlongSize(timestampDelta)
+            + ByteSink.varintSize(offsetDelta)
+            + ByteSink.nullableBytesSize(key)
+            + ByteSink.nullableBytesSize(value)
+            + ByteSink.varintSize(headers.size());
+    for (Header h : headers) {
+      int k = utf8Length(h.key());
+      n += ByteSink.varintSize(k) + k + ByteSink.nullableBytesSize(h.value());
+    }
+    if (n > ByteSink.MAX) {
+      throw new LoamException(LoamException.Kind.INVALID, "record too large size=" + n);
+    }
+    return (int) n;
+  }
+
+  private static int utf8Length(String s) {
+    int n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n += 1;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4;
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        n += 1; // String.getBytes(UTF_8) writes an unpaired surrogate as '?'
+      } else {
+        n += 3;
+      }
+    }
+    return n;
   }
 
   /**
    * Writes one record of a batch's records section: its length, then attributes, timestamp and
-   * offset deltas, key, value and headers (docs/formats/record-batch-v2.md). Shared with the
-   * compactor's encoder, which keeps original offset deltas.
+   * offset deltas, key, value and headers (docs/formats/record-batch-v2.md), straight into {@code
+   * out}. Shared with the compactor's encoder, which keeps original offset deltas.
    */
   static void writeRecord(
       ByteSink out,
-      ByteSink scratch,
       long timestampDelta,
       int offsetDelta,
       byte[] key,
       byte[] value,
       List<Header> headers) {
-    // Kafka prefixes each record with its body length, so encode the body first.
-    ByteSink b = scratch;
-    b.reset();
-    b.writeByte(0); // record attributes: unused
-    b.writeVarlong(timestampDelta);
-    b.writeVarint(offsetDelta);
-    b.writeNullableBytes(key);
-    b.writeNullableBytes(value);
-    b.writeVarint(headers.size());
+    int body = bodySize(timestampDelta, offsetDelta, key, value, headers);
+    out.writeVarint(body);
+    int start = out.size();
+    out.writeByte(0); // record attributes: unused
+    out.writeVarlong(timestampDelta);
+    out.writeVarint(offsetDelta);
+    out.writeNullableBytes(key);
+    out.writeNullableBytes(value);
+    out.writeVarint(headers.size());
     for (Header h : headers) {
       byte[] k = h.key().getBytes(StandardCharsets.UTF_8);
-      b.writeVarint(k.length);
-      b.writeBytes(k, 0, k.length);
-      b.writeNullableBytes(h.value());
+      out.writeVarint(k.length);
+      out.writeBytes(k, 0, k.length);
+      out.writeNullableBytes(h.value());
     }
-    out.writeVarint(b.size());
-    out.writeBytes(b.array(), 0, b.size());
+    if (out.size() - start != body) {
+      // The length prefix is already written: a wrong size would corrupt the batch.
+      throw new LoamException(
+          LoamException.Kind.INTERNAL,
+          "record size mismatch computed=" + body + " written=" + (out.size() - start));
+    }
   }
 }
