@@ -37,6 +37,7 @@ public record BenchConfig(
     int recordsPerAppend,
     int inFlight,
     String store,
+    String zoneStore,
     LatencyModel.Profile latency,
     String coCorrection,
     long seed) {
@@ -63,6 +64,9 @@ public record BenchConfig(
     if (!transport.equals("embedded") && !transport.equals("http")) {
       throw new IllegalArgumentException("--transport is embedded or http, got " + transport);
     }
+    if (!zoneStore.equals("file") && !zoneStore.equals("mem")) {
+      throw new IllegalArgumentException("--zone-store is file or mem, got " + zoneStore);
+    }
     if (!coCorrection.equals("intended") && !coCorrection.equals("expected-interval")) {
       throw new IllegalArgumentException("--co-correction is intended or expected-interval");
     }
@@ -87,6 +91,7 @@ public record BenchConfig(
         100,
         64,
         null,
+        "file",
         LatencyModel.Profile.LOCAL,
         "intended",
         42);
@@ -148,6 +153,9 @@ public record BenchConfig(
     m.put("records_per_append", recordsPerAppend);
     m.put("in_flight_per_producer", inFlight);
     m.put("store", store == null ? "temp filesystem dir" : store);
+    if (durabilityClass == DurabilityClass.EXPRESS) {
+      m.put("zone_store", zoneStore.equals("mem") ? "in-memory" : "temp filesystem dirs");
+    }
     m.put("latency", latency.name());
     m.put("latency_put", latency.put().toString());
     m.put("latency_get", latency.get().toString());
@@ -174,6 +182,7 @@ public record BenchConfig(
         recordsPerAppend,
         inFlight,
         store,
+        zoneStore,
         latency,
         coCorrection,
         seed);
@@ -198,6 +207,7 @@ public record BenchConfig(
         recordsPerAppend,
         inFlight,
         store,
+        zoneStore,
         lat,
         coCorrection,
         seed);
@@ -242,6 +252,9 @@ public record BenchConfig(
         --records-per-append N   records per Log.append call (100)
         --in-flight N            appends in flight per producer (64)
         --store URI              object store URI (mem://, file:///path, ...); default a temp dir
+        --zone-store file|mem    express zones: temp filesystem dirs, each write fsynced (file,
+                                 default), or in-memory stores (mem), so that with --latency the
+                                 injected delay alone models the zonal store
         --latency P              injected store latency, per call: local (none), s3-standard
                                  (PUT p50 40/p99 200 ms, GET 20/100), zonal-express (4/10), or
                                  custom:P50/P99[,GETP50/GETP99] (ms); lognormal fitted to p50/p99
@@ -294,6 +307,7 @@ public record BenchConfig(
     int perAppend = c.recordsPerAppend;
     int inFlight = c.inFlight;
     String store = c.store;
+    String zoneStore = c.zoneStore;
     LatencyModel.Profile latency = c.latency;
     String co = c.coCorrection;
     long seed = c.seed;
@@ -335,6 +349,7 @@ public record BenchConfig(
         case "--records-per-append" -> perAppend = Integer.parseInt(v);
         case "--in-flight" -> inFlight = Integer.parseInt(v);
         case "--store" -> store = v;
+        case "--zone-store" -> zoneStore = v;
         case "--latency" -> latency = LatencyModel.Profile.parse(v);
         case "--co-correction" -> co = v;
         case "--seed" -> seed = Long.parseLong(v);
@@ -369,6 +384,7 @@ public record BenchConfig(
             perAppend,
             inFlight,
             store,
+            zoneStore,
             latency,
             co,
             seed);

@@ -19,6 +19,7 @@ import dev.loam.spi.store.StoreContext;
 import dev.loam.store.ObjectStores;
 import dev.loam.store.express.ExpressObjectStore;
 import dev.loam.store.fs.FileSystemObjectStore;
+import dev.loam.store.memory.InMemoryObjectStore;
 import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -103,7 +104,10 @@ final class LoadRun {
       if (c.durabilityClass() == DurabilityClass.EXPRESS) {
         List<ObjectStore> zones = new ArrayList<>();
         for (int z = 0; z < 3; z++) {
-          ObjectStore zs = new FileSystemObjectStore(tmp.resolve("zone-" + z), io, clock);
+          ObjectStore zs =
+              c.zoneStore().equals("mem")
+                  ? new InMemoryObjectStore(clock)
+                  : new FileSystemObjectStore(tmp.resolve("zone-" + z), io, clock);
           toClose.add(zs);
           LatencyInjectingStore w =
               new LatencyInjectingStore(zs, c.latency(), delays, c.seed() + 1 + z, false);
