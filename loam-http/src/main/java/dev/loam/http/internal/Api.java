@@ -8,7 +8,6 @@ import dev.loam.api.AppendResult;
 import dev.loam.api.ConsumerState;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
-import dev.loam.api.Header;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeDescription;
@@ -964,50 +963,20 @@ public final class Api {
   }
 
   private HttpReply fetchReply(FetchResult r, Encoding enc) {
-    ObjectNode o = Json.MAPPER.createObjectNode();
-    ArrayNode a = o.putArray("records");
+    byte[] body = FetchBody.write(r, enc);
     long bytes = 0;
     for (FetchedRecord rec : r.records()) {
-      String at = "record offset=" + rec.offset() + " ";
-      ObjectNode ro = a.addObject();
-      ro.put("offset", rec.offset());
-      ro.put("timestamp", rec.timestamp());
-      ro.put("key", enc.encode(rec.key(), at + "key"));
-      ro.put("value", enc.encode(rec.value(), at + "value"));
-      ObjectNode ho = ro.putObject("headers");
-      for (Header h : rec.headers()) {
-        String v = enc.encode(h.value(), at + "header " + h.key());
-        JsonNode prev = ho.get(h.key());
-        if (prev == null) {
-          ho.put(h.key(), v);
-        } else {
-          // A repeated name becomes an array of its values, in order (the produce side accepts
-          // the same shape).
-          ArrayNode arr;
-          if (prev.isArray()) {
-            arr = (ArrayNode) prev;
-          } else {
-            arr = Json.MAPPER.createArrayNode();
-            arr.add(prev);
-            ho.set(h.key(), arr);
-          }
-          arr.add(v);
-        }
-      }
       bytes +=
           (rec.key() == null ? 0 : rec.key().length)
               + (rec.value() == null ? 0 : rec.value().length);
     }
-    o.put("next_offset", r.nextOffset());
-    o.put("high_watermark", r.highWatermark());
-    o.put("log_start_offset", r.logStartOffset());
     metrics.fetchedRecords.add(r.records().size());
     metrics.fetchedBytes.add(bytes);
     Map<String, String> h = new LinkedHashMap<>();
     h.put("Loam-Next-Offset", Long.toString(r.nextOffset()));
     h.put("Loam-High-Watermark", Long.toString(r.highWatermark()));
     h.put("Loam-Log-Start-Offset", Long.toString(r.logStartOffset()));
-    return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o)).withHeaders(h);
+    return HttpReply.json(HttpResponseStatus.OK, body).withHeaders(h);
   }
 
   private CompletableFuture<HttpReply> offsets(
