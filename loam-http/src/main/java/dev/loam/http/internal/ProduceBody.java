@@ -11,6 +11,7 @@ import dev.loam.http.internal.Json.Encoding;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,7 +72,7 @@ public record ProduceBody(
       // A second pass only when an encoding member follows "records" and changes how they decode.
       for (int pass = 0; pass < 2; pass++) {
         try (JsonParser p = parser(content)) {
-          return streamed(p, preset);
+          return streamed(p, preset, Raw.of(content));
         } catch (Restart r) {
           preset = r.encodings;
         }
@@ -128,7 +129,7 @@ public record ProduceBody(
     return new Encoding[] {h, keyEnc == null ? h : keyEnc, valueEnc == null ? h : valueEnc};
   }
 
-  private static ProduceBody streamed(JsonParser p, Encoding[] preset) throws IOException {
+  private static ProduceBody streamed(JsonParser p, Encoding[] preset, Raw raw) throws IOException {
     if (p.nextToken() != JsonToken.START_OBJECT) {
       throw REFUSED;
     }
@@ -162,7 +163,7 @@ public record ProduceBody(
           while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
             AppendRecord r;
             try {
-              r = record(p, t, used);
+              r = record(p, t, used, raw);
             } catch (IllegalArgumentException | ApiException e) {
               // Text that does not decode may be right under an encoding declared further on:
               // learn the declared encodings first, then decode again.
@@ -210,6 +211,55 @@ public record ProduceBody(
   }
 
   /** The encodings the top-level members declare; every other member is skipped unread. */
+  /**
+   * The body's backing array, when it has one. Base64 text is decoded from it in place: turning it
+   * into chars and a String was most of the parse's time (JFR), and the parser then only skips the
+   * string.
+   */
+  private record Raw(byte[] array, int offset, int length) {
+    static Raw of(ByteBuf content) {
+      return content.hasArray()
+          ? new Raw(
+              content.array(),
+              content.arrayOffset() + content.readerIndex(),
+              content.readableBytes())
+          : null;
+    }
+
+    /**
+     * The current string token decoded by {@link Base64#getDecoder()} from the raw bytes, or null
+     * when they do not decode as they stand (the caller then decodes {@code getText()}, which
+     * decides whether the value is valid).
+     */
+    byte[] base64(JsonParser p) {
+      // Relative to the offset the parser was created with (Jackson counts from there).
+      long at = p.currentTokenLocation().getByteOffset();
+      if (at < 0 || at >= length || array[offset + (int) at] != '"') {
+        return null;
+      }
+      int start = offset + (int) at + 1;
+      int limit = offset + length;
+      int end = start;
+      while (end < limit && array[end] != '"') {
+        end++;
+      }
+      if (end >= limit) {
+        return null;
+      }
+      ByteBuffer out;
+      try {
+        // Succeeds only on base64 alphabet and '=': no escapes, so exactly the text getText()
+        // would return. A backslash (an escaped quote or "\/") or non-ASCII is refused by the
+        // decoder, and the caller decodes getText() instead.
+        out = Base64.getDecoder().decode(ByteBuffer.wrap(array, start, end - start));
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+      byte[] b = out.array();
+      return out.remaining() == b.length ? b : Arrays.copyOf(b, out.remaining());
+    }
+  }
+
   private static Encoding[] declaredEncodings(JsonParser p) throws IOException {
     if (p.nextToken() != JsonToken.START_OBJECT) {
       throw REFUSED;
@@ -264,7 +314,8 @@ public record ProduceBody(
     return v == JsonToken.VALUE_NULL ? -1 : integer(p, v, max);
   }
 
-  private static AppendRecord record(JsonParser p, JsonToken t, Encoding[] enc) throws IOException {
+  private static AppendRecord record(JsonParser p, JsonToken t, Encoding[] enc, Raw raw)
+      throws IOException {
     if (t != JsonToken.START_OBJECT) {
       throw REFUSED;
     }
@@ -277,8 +328,8 @@ public record ProduceBody(
       String f = p.currentName();
       JsonToken v = p.nextToken();
       switch (f) {
-        case "key" -> key = bytes(p, v, enc[1]);
-        case "value" -> value = bytes(p, v, enc[2]);
+        case "key" -> key = bytes(p, v, enc[1], raw);
+        case "value" -> value = bytes(p, v, enc[2], raw);
         case "headers" -> headers = headers(p, v, enc[0]);
         case "timestamp" -> ts = optInteger(p, v, Long.MAX_VALUE);
         case "partition" -> part = optInteger(p, v, Integer.MAX_VALUE);
@@ -321,16 +372,22 @@ public record ProduceBody(
     if (v != JsonToken.VALUE_NULL && v != JsonToken.VALUE_STRING) {
       throw REFUSED;
     }
-    return bytes(p, v, enc);
+    return bytes(p, v, enc, null);
   }
 
   /** A string member decoded, or null for JSON null. */
-  private static byte[] bytes(JsonParser p, JsonToken v, Encoding enc) throws IOException {
+  private static byte[] bytes(JsonParser p, JsonToken v, Encoding enc, Raw raw) throws IOException {
     if (v == JsonToken.VALUE_NULL) {
       return null;
     }
     if (v != JsonToken.VALUE_STRING) {
       throw REFUSED;
+    }
+    if (enc == Encoding.BASE64 && raw != null) {
+      byte[] b = raw.base64(p);
+      if (b != null) {
+        return b;
+      }
     }
     String s = p.getText();
     if (enc == Encoding.BASE64) {

@@ -47,6 +47,23 @@ class ProduceBodyPropertyTest {
     assertThat(describe(fast.records())).as(b.json()).isEqualTo(describe(b.records()));
     assertThat(String.valueOf(fast.producer())).isEqualTo(b.producer());
     assertThat(describe(fast)).isEqualTo(describe(ProduceBody.parseTree(bytes)));
+    // The raw base64 path reads the array at the parser's offsets: a buffer that starts inside its
+    // array (arrayOffset, readerIndex), surrounded by quotes, must give the same records.
+    byte[] padded = new byte[bytes.length + 8];
+    java.util.Arrays.fill(padded, (byte) '"');
+    System.arraycopy(bytes, 0, padded, 5, bytes.length);
+    ByteBuf slice = Unpooled.wrappedBuffer(padded).slice(5, bytes.length);
+    ByteBuf skipped = Unpooled.wrappedBuffer(padded, 0, bytes.length + 5).skipBytes(5);
+    assertThat(describe(ProduceBody.parseStreaming(slice))).isEqualTo(describe(fast));
+    assertThat(describe(ProduceBody.parseStreaming(skipped))).isEqualTo(describe(fast));
+    // A UTF-8 byte order mark is skipped by the parser; the offsets still line up.
+    byte[] bom = new byte[bytes.length + 3];
+    bom[0] = (byte) 0xEF;
+    bom[1] = (byte) 0xBB;
+    bom[2] = (byte) 0xBF;
+    System.arraycopy(bytes, 0, bom, 3, bytes.length);
+    assertThat(outcome(() -> ProduceBody.parse(Unpooled.wrappedBuffer(bom))))
+        .isEqualTo(outcome(() -> ProduceBody.parseTree(bom)));
     // Buffers without a backing array go through an InputStream.
     ByteBuf direct = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
     try {
@@ -161,7 +178,15 @@ class ProduceBodyPropertyTest {
     if (enc == Encoding.BASE64) {
       byte[] b = new byte[r.nextInt(40)];
       r.nextBytes(b);
-      return new String[] {quote(Base64.getEncoder().encodeToString(b)), hex(b)};
+      String text = quote(Base64.getEncoder().encodeToString(b));
+      // JSON escapes in base64 text ("\/", "\u0041") are decoded from the parsed text, not the
+      // raw bytes.
+      if (r.nextInt(4) == 0) {
+        text =
+            text.replace("/", "\\/")
+                .replaceFirst("A", java.util.regex.Matcher.quoteReplacement("\\u0041"));
+      }
+      return new String[] {text, hex(b)};
     }
     String t = randomText(r);
     return new String[] {quote(t), hex(t.getBytes(StandardCharsets.UTF_8))};
@@ -345,6 +370,9 @@ class ProduceBodyPropertyTest {
         int b = s.indexOf('{', at);
         if (b < 0) {
           b = s.indexOf('{');
+        }
+        if (b < 0 || b + 1 >= s.length()) {
+          return s + "{";
         }
         String m =
             quote(FIELDS[r.nextInt(FIELDS.length)])
