@@ -47,8 +47,8 @@ public record ProduceBody(
    * Parses a request body as the produce route does; invalid bodies throw {@link ApiException}. The
    * streaming parse answers valid bodies; anything it does not accept (an error of any kind, or a
    * shape it does not handle) is parsed again by {@link #parseTree}, whose answer (records or the
-   * typed error) is the contract. So errors cost up to two parses, bounded by the request-body
-   * limit, and the error messages stay exactly those of the tree parse.
+   * typed error) is the contract. So errors cost up to three parses (two streaming, one tree),
+   * bounded by the request-body limit, and the error messages stay exactly those of the tree parse.
    */
   public static ProduceBody parse(ByteBuf content) {
     ProduceBody b = parseStreaming(content);
