@@ -8,7 +8,6 @@ import dev.loam.api.AppendResult;
 import dev.loam.api.ConsumerState;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
-import dev.loam.api.Header;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeDescription;
@@ -37,7 +36,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -69,17 +67,6 @@ public final class Api {
       boolean longPoll,
       boolean write) {}
 
-  private static final Set<String> RECORD_FIELDS =
-      Set.of("key", "value", "headers", "timestamp", "partition");
-  private static final Set<String> PRODUCE_FIELDS =
-      Set.of(
-          "records",
-          "encoding",
-          "key_encoding",
-          "value_encoding",
-          "producer_id",
-          "producer_epoch",
-          "sequence");
   private static final Set<String> STREAM_FIELDS =
       Set.of("name", "partitions", "class", "retention_ms", "retention_bytes", "cleanup_policy");
   private static final Set<String> STREAM_UPDATE_FIELDS =
@@ -912,52 +899,15 @@ public final class Api {
   // ------------------------------------------------------------------ produce
 
   private CompletableFuture<HttpReply> produce(String ns, String stream, FullHttpRequest req) {
-    ObjectNode b = body(req);
-    Json.onlyFields(b, "", PRODUCE_FIELDS);
-    Encoding enc = Encoding.parse(Json.optString(b, "encoding", ""), "encoding", Encoding.UTF8);
-    Encoding keyEnc = Encoding.parse(Json.optString(b, "key_encoding", ""), "key_encoding", enc);
-    Encoding valueEnc =
-        Encoding.parse(Json.optString(b, "value_encoding", ""), "value_encoding", enc);
-    JsonNode recs = b.get("records");
-    if (recs == null || !recs.isArray() || recs.isEmpty()) {
-      throw ApiException.invalid("records must be a non-empty array");
-    }
-    List<AppendRecord> records = new ArrayList<>(recs.size());
-    long bytes = 0;
-    long quotaBytes = 0;
-    for (int i = 0; i < recs.size(); i++) {
-      String at = "records[" + i + "].";
-      JsonNode r = recs.get(i);
-      if (!r.isObject()) {
-        throw ApiException.invalid("records[" + i + "] must be an object, got " + r.getNodeType());
-      }
-      Json.onlyFields(r, at, RECORD_FIELDS);
-      byte[] key = keyEnc.decode(Json.optString(r, "key", at), at + "key");
-      byte[] value = valueEnc.decode(Json.optString(r, "value", at), at + "value");
-      List<Header> headers = headers(r.get("headers"), at + "headers", enc);
-      long ts = Json.optLong(r, "timestamp", at, -1, 0, Long.MAX_VALUE);
-      long p = Json.optLong(r, "partition", at, -1, 0, Integer.MAX_VALUE);
-      records.add(
-          new AppendRecord(
-              key,
-              value,
-              headers,
-              ts < 0 ? OptionalLong.empty() : OptionalLong.of(ts),
-              p < 0 ? OptionalInt.empty() : OptionalInt.of((int) p)));
-      long kv = (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
-      bytes += kv;
-      quotaBytes += kv;
-      for (Header h : headers) {
-        quotaBytes +=
-            h.key().getBytes(StandardCharsets.UTF_8).length
-                + (h.value() == null ? 0 : h.value().length);
-      }
-    }
-    ProducerIdentity producer = producer(b);
+    requireJson(req);
+    ProduceBody body = ProduceBody.parse(req.content());
+    List<AppendRecord> records = body.records();
+    ProducerIdentity producer = body.producer();
+    long quotaBytes = body.quotaBytes();
     // Charged once the request is valid and before anything is appended: over the quota it is 429
     // and nothing is stored (docs/http-api.md "Ingest quota").
     quotas.charge(ns, quotaBytes);
-    long produced = bytes;
+    long produced = body.bytes();
     CompletableFuture<AppendResult> f =
         producer == null
             ? log.append(ns, stream, records)
@@ -977,57 +927,6 @@ public final class Api {
           o.put("duplicate", res.duplicate());
           return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
         });
-  }
-
-  private static List<Header> headers(JsonNode h, String at, Encoding enc) {
-    if (h == null || h.isNull()) {
-      return List.of();
-    }
-    if (!h.isObject()) {
-      throw ApiException.invalid(
-          at + " must be an object of name to value, got " + h.getNodeType());
-    }
-    List<Header> out = new ArrayList<>();
-    var it = h.fields();
-    while (it.hasNext()) {
-      var e = it.next();
-      String where = at + "." + e.getKey();
-      JsonNode v = e.getValue();
-      // A name given an array of values is the same header repeated, as Kafka allows.
-      if (v.isArray()) {
-        for (int i = 0; i < v.size(); i++) {
-          out.add(new Header(e.getKey(), headerValue(v.get(i), where + "[" + i + "]", enc)));
-        }
-      } else {
-        out.add(new Header(e.getKey(), headerValue(v, where, enc)));
-      }
-    }
-    return out;
-  }
-
-  private static byte[] headerValue(JsonNode v, String where, Encoding enc) {
-    if (v.isNull()) {
-      return null;
-    }
-    if (!v.isTextual()) {
-      throw ApiException.invalid(where + " must be a string or null, got " + v.getNodeType());
-    }
-    return enc.decode(v.textValue(), where);
-  }
-
-  private static ProducerIdentity producer(ObjectNode b) {
-    boolean any = b.has("producer_id") || b.has("producer_epoch") || b.has("sequence");
-    if (!any) {
-      return null;
-    }
-    if (!(b.has("producer_id") && b.has("producer_epoch") && b.has("sequence"))) {
-      throw ApiException.invalid(
-          "an idempotent produce needs all of producer_id, producer_epoch and sequence");
-    }
-    long id = Json.optLong(b, "producer_id", "", -1, 0, Long.MAX_VALUE);
-    long epoch = Json.optLong(b, "producer_epoch", "", -1, 0, Short.MAX_VALUE);
-    long seq = Json.optLong(b, "sequence", "", -1, 0, Integer.MAX_VALUE);
-    return new ProducerIdentity(id, (short) epoch, (int) seq);
   }
 
   // ------------------------------------------------------------------ fetch and offsets
@@ -1064,50 +963,20 @@ public final class Api {
   }
 
   private HttpReply fetchReply(FetchResult r, Encoding enc) {
-    ObjectNode o = Json.MAPPER.createObjectNode();
-    ArrayNode a = o.putArray("records");
+    byte[] body = FetchBody.write(r, enc);
     long bytes = 0;
     for (FetchedRecord rec : r.records()) {
-      String at = "record offset=" + rec.offset() + " ";
-      ObjectNode ro = a.addObject();
-      ro.put("offset", rec.offset());
-      ro.put("timestamp", rec.timestamp());
-      ro.put("key", enc.encode(rec.key(), at + "key"));
-      ro.put("value", enc.encode(rec.value(), at + "value"));
-      ObjectNode ho = ro.putObject("headers");
-      for (Header h : rec.headers()) {
-        String v = enc.encode(h.value(), at + "header " + h.key());
-        JsonNode prev = ho.get(h.key());
-        if (prev == null) {
-          ho.put(h.key(), v);
-        } else {
-          // A repeated name becomes an array of its values, in order (the produce side accepts
-          // the same shape).
-          ArrayNode arr;
-          if (prev.isArray()) {
-            arr = (ArrayNode) prev;
-          } else {
-            arr = Json.MAPPER.createArrayNode();
-            arr.add(prev);
-            ho.set(h.key(), arr);
-          }
-          arr.add(v);
-        }
-      }
       bytes +=
           (rec.key() == null ? 0 : rec.key().length)
               + (rec.value() == null ? 0 : rec.value().length);
     }
-    o.put("next_offset", r.nextOffset());
-    o.put("high_watermark", r.highWatermark());
-    o.put("log_start_offset", r.logStartOffset());
     metrics.fetchedRecords.add(r.records().size());
     metrics.fetchedBytes.add(bytes);
     Map<String, String> h = new LinkedHashMap<>();
     h.put("Loam-Next-Offset", Long.toString(r.nextOffset()));
     h.put("Loam-High-Watermark", Long.toString(r.highWatermark()));
     h.put("Loam-Log-Start-Offset", Long.toString(r.logStartOffset()));
-    return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o)).withHeaders(h);
+    return HttpReply.json(HttpResponseStatus.OK, body).withHeaders(h);
   }
 
   private CompletableFuture<HttpReply> offsets(
