@@ -3,11 +3,10 @@ package dev.loam.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loam.meta.Applied;
-import dev.loam.meta.ApplyListener;
-import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
+import dev.loam.testing.ForwardingMetastore;
 import dev.loam.testing.TestCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,12 +28,11 @@ class TailCacheBeforeCommitTest {
   @TempDir Path dir;
 
   /** Forwards everything; holds back the answers of CommitWal proposals until released. */
-  static final class HeldAnswers implements Metastore {
-    final Metastore delegate;
+  static final class HeldAnswers extends ForwardingMetastore {
     final List<Runnable> held = new CopyOnWriteArrayList<>();
 
     HeldAnswers(Metastore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
@@ -61,31 +58,6 @@ class TailCacheBeforeCommitTest {
     void release() {
       held.forEach(Runnable::run);
       held.clear();
-    }
-
-    @Override
-    public <T> T read(Function<MetaReader, T> query) {
-      return delegate.read(query);
-    }
-
-    @Override
-    public long appliedIndex() {
-      return delegate.appliedIndex();
-    }
-
-    @Override
-    public CompletableFuture<Void> awaitApplied(long index) {
-      return delegate.awaitApplied(index);
-    }
-
-    @Override
-    public void addApplyListener(ApplyListener listener) {
-      delegate.addApplyListener(listener);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
     }
   }
 

@@ -2,22 +2,19 @@ package dev.loam.testing;
 
 import dev.loam.error.LoamException;
 import dev.loam.meta.Applied;
-import dev.loam.meta.ApplyListener;
-import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 
 /**
  * Wraps a real metastore and injects failures into CommitWal proposals: refuse before logging
  * (UNAVAILABLE), or apply and then lose the answer (OUTCOME_UNKNOWN), as a timed-out Raft proposal
  * would. Records every CommitWal it forwarded.
  */
-public final class FaultyMetastore implements Metastore {
+public final class FaultyMetastore extends ForwardingMetastore {
   /** What to do with one CommitWal proposal. */
   public enum Fault {
     NONE,
@@ -26,13 +23,12 @@ public final class FaultyMetastore implements Metastore {
     UNKNOWN_NOT_APPLIED
   }
 
-  private final Metastore delegate;
   private final List<Fault> script = new ArrayList<>();
   private Fault afterScript = Fault.NONE;
   private final List<CommitWal> forwarded = new ArrayList<>();
 
   public FaultyMetastore(Metastore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** The faults for the next CommitWal proposals, in order; then {@code then} forever. */
@@ -81,30 +77,5 @@ public final class FaultyMetastore implements Metastore {
         }
         return delegate.propose(command);
     }
-  }
-
-  @Override
-  public <T> T read(Function<MetaReader, T> query) {
-    return delegate.read(query);
-  }
-
-  @Override
-  public long appliedIndex() {
-    return delegate.appliedIndex();
-  }
-
-  @Override
-  public CompletableFuture<Void> awaitApplied(long index) {
-    return delegate.awaitApplied(index);
-  }
-
-  @Override
-  public void addApplyListener(ApplyListener listener) {
-    delegate.addApplyListener(listener);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }

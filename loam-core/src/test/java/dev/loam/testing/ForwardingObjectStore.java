@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * they observe or break.
  */
 public class ForwardingObjectStore implements ObjectStore {
-  private final ObjectStore delegate;
+  /** The store every call goes to. */
+  protected final ObjectStore delegate;
 
   public ForwardingObjectStore(ObjectStore delegate) {
     this.delegate = delegate;

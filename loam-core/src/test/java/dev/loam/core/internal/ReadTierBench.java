@@ -6,13 +6,10 @@ import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.StreamSpec;
 import dev.loam.meta.command.IndexEntry;
-import dev.loam.spi.store.DeleteFailure;
-import dev.loam.spi.store.ListPage;
-import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.TailRead;
 import dev.loam.store.fs.FileSystemObjectStore;
 import dev.loam.testing.FaultyObjectStore;
+import dev.loam.testing.ForwardingObjectStore;
 import dev.loam.testing.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +17,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -39,62 +35,8 @@ import java.util.concurrent.TimeUnit;
  * MiB ranges of 64 MiB objects) on the filesystem store.
  */
 public final class ReadTierBench {
-  /** Forwards everything to {@code delegate}. */
-  static class ForwardingStore implements ObjectStore {
-    final ObjectStore delegate;
-
-    ForwardingStore(ObjectStore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public CompletableFuture<Void> create(String key, byte[] bytes) {
-      return delegate.create(key, bytes);
-    }
-
-    @Override
-    public CompletableFuture<Void> put(String key, byte[] bytes) {
-      return delegate.put(key, bytes);
-    }
-
-    @Override
-    public CompletableFuture<byte[]> get(String key) {
-      return delegate.get(key);
-    }
-
-    @Override
-    public CompletableFuture<byte[]> get(String key, long offset, int length) {
-      return delegate.get(key, offset, length);
-    }
-
-    @Override
-    public CompletableFuture<TailRead> getTail(String key, int length) {
-      return delegate.getTail(key, length);
-    }
-
-    @Override
-    public CompletableFuture<Optional<ObjectInfo>> head(String key) {
-      return delegate.head(key);
-    }
-
-    @Override
-    public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
-      return delegate.list(prefix, startAfter, maxKeys);
-    }
-
-    @Override
-    public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
-      return delegate.delete(keys);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-    }
-  }
-
   /** Delays every ranged GET, as a remote object store would. */
-  static final class SlowStore extends ForwardingStore {
+  static final class SlowStore extends ForwardingObjectStore {
     private final ScheduledExecutorService delay;
     private final int ms;
 

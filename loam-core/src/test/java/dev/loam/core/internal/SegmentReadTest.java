@@ -8,6 +8,7 @@ import dev.loam.error.CorruptionException;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.spi.store.TailRead;
 import dev.loam.store.memory.InMemoryObjectStore;
+import dev.loam.testing.ForwardingObjectStore;
 import dev.loam.wal.batch.BatchSettings;
 import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.RecordBatchEncoder;
@@ -32,7 +33,7 @@ class SegmentReadTest {
   static final long BASE = 50;
 
   /** Counts ranged GETs, their bytes and suffix GETs. */
-  static final class CountingStore extends ReadTierBench.ForwardingStore {
+  static final class CountingStore extends ForwardingObjectStore {
     final AtomicInteger rangedGets = new AtomicInteger();
     final AtomicLong rangedBytes = new AtomicLong();
     final AtomicInteger tailGets = new AtomicInteger();

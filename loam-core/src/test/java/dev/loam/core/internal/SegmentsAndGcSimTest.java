@@ -15,6 +15,7 @@ import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.spi.store.ObjectInfo;
 import dev.loam.store.memory.InMemoryObjectStore;
+import dev.loam.testing.ForwardingObjectStore;
 import dev.loam.testing.SettingsTweak;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.ulid.UlidGenerator;
@@ -128,7 +129,7 @@ class SegmentsAndGcSimTest {
   }
 
   /** Holds the first ranged GET after {@link #arm()} until {@link #release()}; others pass. */
-  static final class HoldingStore extends ReadTierBench.ForwardingStore {
+  static final class HoldingStore extends ForwardingObjectStore {
     private boolean armed;
     private Runnable held;
     private String heldKey;
