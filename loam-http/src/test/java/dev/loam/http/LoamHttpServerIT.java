@@ -403,6 +403,22 @@ class LoamHttpServerIT {
     return h + new String(body, StandardCharsets.UTF_8);
   }
 
+  /**
+   * A client that sends a large body without Expect: 100-continue still reads the 413: the server
+   * drops the rest of the body before it closes, instead of resetting the connection under the
+   * client's write (which the JDK client reports as "header parser received no bytes").
+   */
+  @Test
+  void anOversizedBodyIsAnswered413EvenWhileTheClientIsStillSending() {
+    h.post("/v1/namespaces", "{\"name\":\"big\"}");
+    h.post("/v1/namespaces/big/streams", "{\"name\":\"s\",\"partitions\":1}");
+    String huge = "{\"records\":[{\"value\":\"" + "x".repeat(2 << 20) + "\"}]}";
+    for (int i = 0; i < 10; i++) {
+      HttpResponse<String> r = h.post("/v1/namespaces/big/streams/s/records", huge);
+      assertProblem(r, 413, "body_too_large", "INVALID");
+    }
+  }
+
   @Test
   void badRequestsAreRefusedNamingTheProblem() {
     createStream("s", 2);

@@ -15,15 +15,25 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Netty's aggregator with the request-body limit answered as a problem document (413 naming the
- * limit) instead of an empty body. The connection is closed after it: the rest of the body is not
- * read.
+ * limit) instead of an empty body. The connection is closed after it, but only once the client has
+ * sent the rest of the body (read and dropped) or after {@link #LINGER_MILLIS}: closing while the
+ * client is still writing resets the connection, and a client such as the JDK's HttpClient then
+ * reports a reset instead of the 413.
  */
 public final class BodyAggregator extends HttpObjectAggregator {
+  /** The longest wait for the rest of an oversized body before closing anyway. */
+  static final long LINGER_MILLIS = 2_000;
+
   private final int maxBytes;
   private final HttpMetrics metrics;
+  // Set once a 413 was sent: the rest of that body is dropped, then the connection closes.
+  private boolean draining;
 
   public BodyAggregator(int maxBytes, HttpMetrics metrics) {
     super(maxBytes);
@@ -71,9 +81,26 @@ public final class BodyAggregator extends HttpObjectAggregator {
 
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-    if (oversized instanceof HttpRequest) {
-      ctx.writeAndFlush(tooLarge(oversized)).addListener(ChannelFutureListener.CLOSE);
-    } else {
+    if (!(oversized instanceof HttpRequest)) {
+      ctx.close();
+      return;
+    }
+    draining = true;
+    ctx.writeAndFlush(tooLarge(oversized))
+        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
+        .addListener(
+            f -> ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS));
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (!draining) {
+      super.channelRead(ctx, msg);
+      return;
+    }
+    boolean last = msg instanceof LastHttpContent;
+    ReferenceCountUtil.release(msg);
+    if (last) {
       ctx.close();
     }
   }
