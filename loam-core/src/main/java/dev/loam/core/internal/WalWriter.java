@@ -426,9 +426,8 @@ final class WalWriter {
       // Cache the batches before the commit, not after: a long-poll is woken when the metastore
       // applies the commit, which can run before this writer hears the answer, and would then miss
       // the cache and GET the object it just wrote. The bytes at (key, byteOffset) never change,
-      // and
-      // a range is fetched only once the index references it, so caching an object whose commit
-      // then fails is harmless (it ages out).
+      // and a range is fetched only once the index references it, so caching an object whose
+      // commit then fails is harmless (it ages out).
       for (int c = 0; c < chunks.length; c++) {
         for (int j = 0; j < slotOf[c].length; j++) {
           tailCache.put(
