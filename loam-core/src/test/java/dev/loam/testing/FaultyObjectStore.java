@@ -1,15 +1,11 @@
 package dev.loam.testing;
 
-import dev.loam.spi.store.DeleteFailure;
-import dev.loam.spi.store.ListPage;
-import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.StoreOutcomeUnknownException;
 import dev.loam.spi.store.StoreUnavailableException;
 import dev.loam.spi.store.TailRead;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Wraps a real store and injects failures into {@code create}: 503-like refusals, and writes that
  * land but whose answer is lost (outcome unknown). Counts GETs so tests can see cache hits.
  */
-public final class FaultyObjectStore implements ObjectStore {
+public final class FaultyObjectStore extends ForwardingObjectStore {
   /** What to do with one create. */
   public enum Fault {
     NONE,
@@ -25,12 +21,11 @@ public final class FaultyObjectStore implements ObjectStore {
     WRITTEN_BUT_ANSWER_LOST
   }
 
-  private final ObjectStore delegate;
   private final List<Fault> script = new ArrayList<>();
   private final AtomicInteger gets = new AtomicInteger();
 
   public FaultyObjectStore(ObjectStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   public synchronized FaultyObjectStore script(List<Fault> faults) {
@@ -64,11 +59,6 @@ public final class FaultyObjectStore implements ObjectStore {
   }
 
   @Override
-  public CompletableFuture<Void> put(String key, byte[] bytes) {
-    return delegate.put(key, bytes);
-  }
-
-  @Override
   public CompletableFuture<byte[]> get(String key) {
     gets.incrementAndGet();
     return delegate.get(key);
@@ -84,25 +74,5 @@ public final class FaultyObjectStore implements ObjectStore {
   public CompletableFuture<TailRead> getTail(String key, int length) {
     gets.incrementAndGet();
     return delegate.getTail(key, length);
-  }
-
-  @Override
-  public CompletableFuture<Optional<ObjectInfo>> head(String key) {
-    return delegate.head(key);
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
-    return delegate.list(prefix, startAfter, maxKeys);
-  }
-
-  @Override
-  public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
-    return delegate.delete(keys);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }

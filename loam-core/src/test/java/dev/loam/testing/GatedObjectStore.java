@@ -1,13 +1,8 @@
 package dev.loam.testing;
 
-import dev.loam.spi.store.DeleteFailure;
-import dev.loam.spi.store.ListPage;
-import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.TailRead;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,14 +10,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Wraps a store and, while closed, holds every ranged GET until {@link #releaseAll()}; counts
  * ranged GETs. Lets a test line up concurrent readers behind one GET deterministically.
  */
-public final class GatedObjectStore implements ObjectStore {
-  private final ObjectStore delegate;
+public final class GatedObjectStore extends ForwardingObjectStore {
   private final AtomicInteger rangedGets = new AtomicInteger();
   private final List<Runnable> held = new ArrayList<>();
   private boolean closedGate;
 
   public GatedObjectStore(ObjectStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   public synchronized void closeGate() {
@@ -78,45 +72,5 @@ public final class GatedObjectStore implements ObjectStore {
     }
     go.run();
     return out;
-  }
-
-  @Override
-  public CompletableFuture<Void> create(String key, byte[] bytes) {
-    return delegate.create(key, bytes);
-  }
-
-  @Override
-  public CompletableFuture<Void> put(String key, byte[] bytes) {
-    return delegate.put(key, bytes);
-  }
-
-  @Override
-  public CompletableFuture<byte[]> get(String key) {
-    return delegate.get(key);
-  }
-
-  @Override
-  public CompletableFuture<TailRead> getTail(String key, int length) {
-    return delegate.getTail(key, length);
-  }
-
-  @Override
-  public CompletableFuture<Optional<ObjectInfo>> head(String key) {
-    return delegate.head(key);
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
-    return delegate.list(prefix, startAfter, maxKeys);
-  }
-
-  @Override
-  public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
-    return delegate.delete(keys);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +40,8 @@ class ThreadCpuTest {
     t.start();
     t.join();
     // The thread has ended: sample while a twin runs, so its time is attributed by name.
+    CountDownLatch spun = new CountDownLatch(1);
+    CountDownLatch sampled = new CountDownLatch(1);
     Thread live =
         new Thread(
             () -> {
@@ -46,8 +49,9 @@ class ThreadCpuTest {
               while (System.nanoTime() < end) {
                 sink.incrementAndGet();
               }
+              spun.countDown();
               try {
-                Thread.sleep(2_000);
+                sampled.await();
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -55,9 +59,10 @@ class ThreadCpuTest {
             "loam-bench-store-io-test");
     live.setDaemon(true);
     live.start();
-    Thread.sleep(400);
+    spun.await();
     ThreadCpu.Sample b = ThreadCpu.sample();
-    live.interrupt();
+    sampled.countDown();
+    live.join();
     Map<String, Double> cpu = ThreadCpu.between(a, b);
     assertThat(cpu.keySet())
         .containsExactly("node", "node_user", "store", "store_user", "bench", "bench_user", "jvm");
