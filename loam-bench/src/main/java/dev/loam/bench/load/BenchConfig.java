@@ -15,6 +15,8 @@ import java.util.Map;
  * @param rate records/s over all producers, 0 for flat out
  * @param flushMillis the flush interval, or 0 for the class default (standard 250, express 5)
  * @param inFlight appends in flight per producer
+ * @param walObjectBytes the node's WAL object size limit, or 0 for the default (8 MiB)
+ * @param objectsInFlight WAL objects a node writes at once, or 0 for the default (4)
  * @param store the object store URI, or null for a temp filesystem directory
  * @param coCorrection {@code intended} (latency from each append's scheduled send time) or {@code
  *     expected-interval} (HdrHistogram's recordValueWithExpectedInterval on the latency from the
@@ -36,6 +38,8 @@ public record BenchConfig(
     long flushMillis,
     int recordsPerAppend,
     int inFlight,
+    int walObjectBytes,
+    int objectsInFlight,
     String store,
     String zoneStore,
     LatencyModel.Profile latency,
@@ -53,10 +57,14 @@ public record BenchConfig(
         || rate < 0
         || flushMillis < 0
         || recordsPerAppend < 1
-        || inFlight < 1) {
+        || inFlight < 1
+        || (walObjectBytes != 0 && walObjectBytes < 1024)
+        || objectsInFlight < 0
+        || objectsInFlight > 64) {
       throw new IllegalArgumentException(
           "options out of range (producers>=1, consumers>=0, record-bytes>=8, partitions>=1,"
-              + " nodes 1..5, records-per-append>=1, in-flight>=1)");
+              + " nodes 1..5, records-per-append>=1, in-flight>=1, wal-object-bytes>=1024,"
+              + " objects-in-flight 1..64)");
     }
     if (durabilityClass == DurabilityClass.QUORUM) {
       throw new IllegalArgumentException("the quorum class is not implemented by Loam yet");
@@ -90,6 +98,8 @@ public record BenchConfig(
         0,
         100,
         64,
+        0,
+        0,
         null,
         "file",
         LatencyModel.Profile.LOCAL,
@@ -114,7 +124,7 @@ public record BenchConfig(
     return String.format(
         Locale.ROOT,
         "%s: class=%s flush=%dms latency=%s rate=%s producers=%d consumers=%d record=%dB keys=%s"
-            + " partitions=%d nodes=%d transport=%s per-append=%d in-flight=%d duration=%ds warmup=%ds",
+            + " partitions=%d nodes=%d transport=%s per-append=%d in-flight=%d%s duration=%ds warmup=%ds",
         name,
         durabilityClass.name().toLowerCase(Locale.ROOT),
         effectiveFlushMillis(),
@@ -129,6 +139,12 @@ public record BenchConfig(
         transport,
         recordsPerAppend,
         inFlight,
+        walObjectBytes == 0 && objectsInFlight == 0
+            ? ""
+            : " wal-object-bytes="
+                + (walObjectBytes == 0 ? 8 << 20 : walObjectBytes)
+                + " objects-in-flight="
+                + (objectsInFlight == 0 ? 4 : objectsInFlight),
         duration.toSeconds(),
         warmup.toSeconds());
   }
@@ -152,6 +168,8 @@ public record BenchConfig(
     m.put("flush_ms", effectiveFlushMillis());
     m.put("records_per_append", recordsPerAppend);
     m.put("in_flight_per_producer", inFlight);
+    m.put("wal_object_max_bytes", walObjectBytes == 0 ? 8 << 20 : walObjectBytes);
+    m.put("wal_objects_in_flight", objectsInFlight == 0 ? 4 : objectsInFlight);
     m.put("store", store == null ? "temp filesystem dir" : store);
     if (durabilityClass == DurabilityClass.EXPRESS) {
       m.put("zone_store", zoneStore.equals("mem") ? "in-memory" : "temp filesystem dirs");
@@ -181,6 +199,8 @@ public record BenchConfig(
         flushMillis,
         recordsPerAppend,
         inFlight,
+        walObjectBytes,
+        objectsInFlight,
         store,
         zoneStore,
         latency,
@@ -206,6 +226,8 @@ public record BenchConfig(
         flush,
         recordsPerAppend,
         inFlight,
+        walObjectBytes,
+        objectsInFlight,
         store,
         zoneStore,
         lat,
@@ -251,6 +273,9 @@ public record BenchConfig(
         --flush-ms N             flush interval of the class (class default: standard 250, express 5)
         --records-per-append N   records per Log.append call (100)
         --in-flight N            appends in flight per producer (64)
+        --wal-object-bytes N     a node's WAL object size limit (8388608, the spec's 8 MiB); on
+                                 the filesystem store 1-2 MiB objects write a burst in parallel
+        --objects-in-flight N    WAL objects a node writes at once, 1..64 (4)
         --store URI              object store URI (mem://, file:///path, ...); default a temp dir
         --zone-store file|mem    express zones: temp filesystem dirs, each write fsynced (file,
                                  default), or in-memory stores (mem), so that with --latency the
@@ -306,6 +331,8 @@ public record BenchConfig(
     long flush = c.flushMillis;
     int perAppend = c.recordsPerAppend;
     int inFlight = c.inFlight;
+    int walObjectBytes = c.walObjectBytes;
+    int objectsInFlight = c.objectsInFlight;
     String store = c.store;
     String zoneStore = c.zoneStore;
     LatencyModel.Profile latency = c.latency;
@@ -348,6 +375,8 @@ public record BenchConfig(
         case "--flush-ms" -> flush = Long.parseLong(v);
         case "--records-per-append" -> perAppend = Integer.parseInt(v);
         case "--in-flight" -> inFlight = Integer.parseInt(v);
+        case "--wal-object-bytes" -> walObjectBytes = Integer.parseInt(v);
+        case "--objects-in-flight" -> objectsInFlight = Integer.parseInt(v);
         case "--store" -> store = v;
         case "--zone-store" -> zoneStore = v;
         case "--latency" -> latency = LatencyModel.Profile.parse(v);
@@ -383,6 +412,8 @@ public record BenchConfig(
             flush,
             perAppend,
             inFlight,
+            walObjectBytes,
+            objectsInFlight,
             store,
             zoneStore,
             latency,

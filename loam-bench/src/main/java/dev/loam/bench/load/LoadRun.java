@@ -121,6 +121,12 @@ final class LoadRun {
       if (c.flushMillis() > 0) {
         settings = settings.withFlushInterval(Duration.ofMillis(c.flushMillis()));
       }
+      if (c.walObjectBytes() > 0 || c.objectsInFlight() > 0) {
+        settings =
+            settings.withWalObjects(
+                c.walObjectBytes() > 0 ? c.walObjectBytes() : settings.walObjectMaxBytes(),
+                c.objectsInFlight() > 0 ? c.objectsInFlight() : settings.maxObjectsInFlight());
+      }
       List<LoamNode> nodes = new ArrayList<>();
       List<RatisMetastore> metastores = new ArrayList<>();
       List<LoamHttpServer> servers = new ArrayList<>();
