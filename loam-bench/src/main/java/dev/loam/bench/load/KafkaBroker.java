@@ -55,7 +55,10 @@ final class KafkaBroker implements AutoCloseable {
           // Topics deleted between runs free the disk quickly.
           Map.entry("file.delete.delay.ms", "1000"));
 
-  /** The broker JVM's flags: those of Kafka's own start scripts. */
+  /**
+   * The broker JVM's flags: those of Kafka's own start scripts, plus a pre-touched heap as {@code
+   * ./loam bench} gives Loam's JVM (docs/performance.md "The machine").
+   */
   static final List<String> JVM_FLAGS =
       List.of(
           "-Xms1g",
@@ -64,6 +67,7 @@ final class KafkaBroker implements AutoCloseable {
           "-XX:MaxGCPauseMillis=20",
           "-XX:InitiatingHeapOccupancyPercent=35",
           "-XX:+ExplicitGCInvokesConcurrent",
+          "-XX:+AlwaysPreTouch",
           "-Djava.awt.headless=true");
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
