@@ -284,7 +284,9 @@ public record NodeSettings(
    * These settings with another WAL object size limit and number of objects written at once. The
    * spec's 8 MiB suits stores that charge per request; on a local disk, where a PUT costs a write
    * and an fsync but no fee, 1 to 2 MiB objects let a burst of appends be written as several
-   * objects in parallel and raise throughput (docs/performance.md "WAL object size").
+   * objects in parallel and raise throughput (docs/performance.md "WAL object size on the
+   * filesystem store"). The write buffer ({@link #maxBufferedBytes}) is raised to one object if it
+   * is smaller.
    */
   public NodeSettings withWalObjects(int maxBytes, int maxInFlight) {
     return new NodeSettings(

@@ -54,8 +54,8 @@ class WalObjectSizeTest {
 
     List<ObjectInfo> wal = cluster.memoryStore.list("wal/", "", 1000).join().objects();
     // ~400 KB of records in one flush interval: without the limit they would share one object.
-    // At least 6 objects, none much larger than the limit (one batch of
-    // ~1 KB may tip an object over only when it is the object's first).
+    // At least 6 objects; the limit bounds an object's batches, so the object itself is at most
+    // the limit plus its header, chunk index and footer.
     assertThat(wal).hasSizeGreaterThanOrEqualTo(6);
     assertThat(wal).allSatisfy(o -> assertThat(o.size()).isLessThan(LIMIT + 4096));
     List<FetchedRecord> back = readAll(log, "ns", "s", 0);
@@ -63,6 +63,15 @@ class WalObjectSizeTest {
     for (int i = 0; i < 400; i++) {
       assertThat(back.get(i).valueAsString()).startsWith(i + ":");
     }
+  }
+
+  @Test
+  void aLimitAboveTheWriteBufferRaisesTheBufferToOneObject() {
+    NodeSettings s = NodeSettings.defaults().withWalObjects(128 << 20, 4);
+    assertThat(s.walObjectMaxBytes()).isEqualTo(128 << 20);
+    assertThat(s.maxBufferedBytes()).isEqualTo(128L << 20);
+    assertThat(NodeSettings.defaults().withWalObjects(1 << 20, 4).maxBufferedBytes())
+        .isEqualTo(NodeSettings.defaults().maxBufferedBytes());
   }
 
   @Test
