@@ -7,14 +7,13 @@ import dev.loam.api.LoamNode;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
-import dev.loam.meta.ApplyListener;
-import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.embedded.EmbeddedMetastore;
+import dev.loam.testing.ForwardingMetastore;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +25,6 @@ import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,18 +60,17 @@ class NodeRegistrationRetryTest {
   }
 
   /** Fails the next RegisterNode proposals as scripted; everything else passes through. */
-  private static final class RegistrationFaults implements Metastore {
+  private static final class RegistrationFaults extends ForwardingMetastore {
     enum Fault {
       UNAVAILABLE,
       APPLIED_ANSWER_LOST,
       FENCED
     }
 
-    private final Metastore delegate;
     private final Deque<Fault> script;
 
     RegistrationFaults(Metastore delegate, Deque<Fault> script) {
-      this.delegate = delegate;
+      super(delegate);
       this.script = script;
     }
 
@@ -100,31 +97,6 @@ class NodeRegistrationRetryTest {
                       throw new LoamException(Kind.OUTCOME_UNKNOWN, "injected: answer lost");
                     });
       };
-    }
-
-    @Override
-    public <T> T read(Function<MetaReader, T> query) {
-      return delegate.read(query);
-    }
-
-    @Override
-    public long appliedIndex() {
-      return delegate.appliedIndex();
-    }
-
-    @Override
-    public CompletableFuture<Void> awaitApplied(long index) {
-      return delegate.awaitApplied(index);
-    }
-
-    @Override
-    public void addApplyListener(ApplyListener listener) {
-      delegate.addApplyListener(listener);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
     }
   }
 

@@ -32,10 +32,13 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,6 +136,7 @@ class SegmentsAndGcSimTest {
     private boolean armed;
     private Runnable held;
     private String heldKey;
+    private CompletableFuture<Void> holding = new CompletableFuture<>();
     volatile Throwable heldFailure;
 
     HoldingStore(InMemoryObjectStore d) {
@@ -144,6 +148,12 @@ class SegmentsAndGcSimTest {
       held = null;
       heldKey = null;
       heldFailure = null;
+      holding = new CompletableFuture<>();
+    }
+
+    /** Completes once a GET is held after the last {@link #arm()}. */
+    synchronized CompletableFuture<Void> holding() {
+      return holding;
     }
 
     synchronized String heldKey() {
@@ -163,9 +173,8 @@ class SegmentsAndGcSimTest {
     }
 
     @Override
-    public java.util.concurrent.CompletableFuture<byte[]> get(String key, long offset, int length) {
-      java.util.concurrent.CompletableFuture<byte[]> out =
-          new java.util.concurrent.CompletableFuture<>();
+    public CompletableFuture<byte[]> get(String key, long offset, int length) {
+      CompletableFuture<byte[]> out = new CompletableFuture<>();
       Runnable go =
           () ->
               delegate
@@ -183,6 +192,7 @@ class SegmentsAndGcSimTest {
         if (armed && held == null) {
           held = go;
           heldKey = key;
+          holding.complete(null);
           return out;
         }
       }
@@ -354,9 +364,11 @@ class SegmentsAndGcSimTest {
     long from = bounds.logStartOffset();
     store.arm();
     var fetch = node.log().fetch("default", "s", p, from, 700, Duration.ZERO);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (store.heldKey() == null && !fetch.isDone() && System.nanoTime() < deadline) {
-      Thread.sleep(1);
+    try {
+      CompletableFuture.anyOf(store.holding(), fetch).get(10, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // Neither a held GET nor the fetch's end within the wait (or the fetch failed): the
+      // bookkeeping below handles it.
     }
     String held = store.heldKey();
     if (held == null) {
