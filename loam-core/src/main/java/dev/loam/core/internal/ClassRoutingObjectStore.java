@@ -1,5 +1,6 @@
 package dev.loam.core.internal;
 
+import dev.loam.core.ObjectLayout;
 import dev.loam.spi.store.DeleteFailure;
 import dev.loam.spi.store.ListPage;
 import dev.loam.spi.store.ObjectInfo;
@@ -17,8 +18,6 @@ import java.util.concurrent.CompletableFuture;
  * wal/express/}, {@code seg/}). Closing is left to the owners of the two stores.
  */
 final class ClassRoutingObjectStore implements ObjectStore {
-  static final String EXPRESS_PREFIX = "wal/express/";
-
   private final ObjectStore standard;
   private final ObjectStore express;
 
@@ -28,7 +27,7 @@ final class ClassRoutingObjectStore implements ObjectStore {
   }
 
   private ObjectStore route(String key) {
-    return key.startsWith(EXPRESS_PREFIX) ? express : standard;
+    return ObjectLayout.isExpressWal(key) ? express : standard;
   }
 
   @Override
@@ -71,7 +70,7 @@ final class ClassRoutingObjectStore implements ObjectStore {
     List<String> toExpress = new ArrayList<>();
     List<String> toStandard = new ArrayList<>();
     for (String k : keys) {
-      (k.startsWith(EXPRESS_PREFIX) ? toExpress : toStandard).add(k);
+      (ObjectLayout.isExpressWal(k) ? toExpress : toStandard).add(k);
     }
     CompletableFuture<List<DeleteFailure>> a =
         toStandard.isEmpty()

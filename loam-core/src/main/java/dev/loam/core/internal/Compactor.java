@@ -1,6 +1,7 @@
 package dev.loam.core.internal;
 
 import dev.loam.api.CompactionSettings;
+import dev.loam.core.ObjectLayout;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
@@ -56,9 +57,8 @@ final class Compactor {
   static final long MAX_CHUNK_SPAN = 1L << 30;
 
   /** The suffix of compacted segment objects: what marks an index entry as already compacted. */
-  static final String SUFFIX = ".cseg";
-
   private final String nodeId;
+
   private final LongSupplier epoch;
   private final Metastore meta;
   private final ObjectStore store;
@@ -114,7 +114,7 @@ final class Compactor {
   record Plan(PartKey key, List<IndexEntry> clean, List<IndexEntry> dirty, long metaClock) {}
 
   static boolean isCompacted(IndexEntry e) {
-    return e.objectKey().endsWith(SUFFIX);
+    return ObjectLayout.isCompactedSegment(e.objectKey());
   }
 
   /** The partitions due now, at most {@code maxPartitionsPerPass}. */
@@ -434,8 +434,7 @@ final class Compactor {
     PartKey k = pass.plan.key();
     long now = clock.millis();
     Ulid ulid = ulids.next(now);
-    String key =
-        Segmenter.PREFIX + k.streamId() + "/" + k.partition() + "/" + from + "-" + ulid + SUFFIX;
+    String key = ObjectLayout.compactedSegmentKey(k.streamId(), k.partition(), from, ulid);
     SwapSegment swap =
         new SwapSegment(
             new Origin(nodeId, epoch.getAsLong(), now),

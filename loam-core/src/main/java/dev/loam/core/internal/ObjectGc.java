@@ -1,5 +1,6 @@
 package dev.loam.core.internal;
 
+import dev.loam.core.ObjectLayout;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.Origin;
@@ -41,8 +42,7 @@ final class ObjectGc {
 
   static final int MAX_BATCH = 1000;
   // One prefix per store: express WAL objects live in their own store (ClassRoutingObjectStore).
-  static final List<String> PREFIXES =
-      List.of("wal/standard/", ClassRoutingObjectStore.EXPRESS_PREFIX, Segmenter.PREFIX);
+  static final List<String> PREFIXES = ObjectLayout.GC_PREFIXES;
 
   private final String nodeId;
   private final LongSupplier epoch;

@@ -2,6 +2,7 @@ package dev.loam.core.internal;
 
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.Header;
+import dev.loam.core.ObjectLayout;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
@@ -192,7 +193,7 @@ final class ReadPath {
 
   /** Whether a read of {@code e} goes through its segment's batch index (by blocks). */
   boolean readsByBlocks(IndexEntry e) {
-    return e.objectKey().startsWith(Segmenter.PREFIX) && e.byteLength() > blockBytes;
+    return ObjectLayout.isSegment(e.objectKey()) && e.byteLength() > blockBytes;
   }
 
   /**
@@ -342,7 +343,7 @@ final class ReadPath {
   }
 
   private CompletableFuture<byte[]> getFromStore(String key, long offset, int length) {
-    return checked(key, offset, length, key.startsWith("wal/") ? walMerger::get : this::rawGet);
+    return checked(key, offset, length, ObjectLayout.isWal(key) ? walMerger::get : this::rawGet);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.loam.core.internal;
 
+import dev.loam.core.ObjectLayout;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Origin;
@@ -38,8 +39,6 @@ final class Segmenter {
 
   /** Index entries examined per partition per poll: a bound on the work of one scan. */
   static final int MAX_SCAN_ENTRIES = 4096;
-
-  static final String PREFIX = "seg/";
 
   private final String nodeId;
   private final LongSupplier epoch;
@@ -80,7 +79,7 @@ final class Segmenter {
   record Candidate(long streamId, int partition, List<IndexEntry> run, long streamEpoch) {}
 
   static boolean isWal(IndexEntry e) {
-    return e.objectKey().startsWith("wal/");
+    return ObjectLayout.isWal(e.objectKey());
   }
 
   /** The first partition with enough WAL-backed bytes in one run of entries, or null. */
@@ -153,8 +152,7 @@ final class Segmenter {
   private CompletableFuture<Boolean> write(Candidate c, Segment seg) {
     long now = clock.millis();
     Ulid ulid = ulids.next(now);
-    String key =
-        PREFIX + c.streamId() + "/" + c.partition() + "/" + seg.baseOffset() + "-" + ulid + ".seg";
+    String key = ObjectLayout.segmentKey(c.streamId(), c.partition(), seg.baseOffset(), ulid);
     List<SwapSegment.SegmentEntry> entries = group(seg.batches(), entryMaxBytes);
     long from = c.run().get(0).baseOffset();
     long to = c.run().get(c.run().size() - 1).endOffset();

@@ -2,6 +2,7 @@ package dev.loam.core.internal;
 
 import dev.loam.api.CommitUnknownException;
 import dev.loam.api.StaleCommitException;
+import dev.loam.core.ObjectLayout;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
@@ -338,7 +339,7 @@ final class WalWriter {
       long now = clock.millis();
       this.startMillis = now;
       this.ulid = ulids.next(now);
-      this.key = "wal/" + durabilityClass.wireName() + "/" + nodeId + "/" + ulid + ".wal";
+      this.key = ObjectLayout.walKey(durabilityClass, nodeId, ulid);
       this.deadlineMillis = ulid.timestampMillis() + commitBudget.toMillis();
       WalObjectBuilder builder = new WalObjectBuilder(nodeId, ulid, durabilityClass);
       int[] tickets = new int[buffer.slots.size()];

@@ -12,6 +12,7 @@ import dev.loam.api.NodeSettings;
 import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.api.StreamSpec;
+import dev.loam.core.ObjectLayout;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
@@ -144,7 +145,7 @@ final class CompactionHarness implements AutoCloseable {
                   try {
                     Object r = m.invoke(mem, args);
                     if (m.getName().equals("create")
-                        && ((String) args[0]).endsWith(Compactor.SUFFIX)
+                        && ((String) args[0]).endsWith(ObjectLayout.COMPACTED_SEGMENT_SUFFIX)
                         && crashAfterCompactedPut.getAndSet(false)) {
                       crashesInjected++;
                       return ((CompletableFuture<?>) r)

@@ -9,6 +9,7 @@ import dev.loam.api.AppendResult;
 import dev.loam.api.CompactionSettings;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.ProducerIdentity;
+import dev.loam.core.ObjectLayout;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.StreamOwnership;
 import dev.loam.testing.Eventually;
@@ -106,7 +107,7 @@ class CompactorTest {
       Map<Long, FetchedRecord> got = byOffset(h.readAll(0));
       assertThat(got).doesNotContainKey(0L);
       assertThat(got.get(tomb).value()).as("tombstone kept").isNull();
-      assertThat(h.entries(0).get(0).objectKey()).endsWith(Compactor.SUFFIX);
+      assertThat(h.entries(0).get(0).objectKey()).endsWith(ObjectLayout.COMPACTED_SEGMENT_SUFFIX);
 
       h.advance(CompactionHarness.TOMBSTONE_RETENTION.minusMinutes(1));
       h.append(0, one(kv("tick", "1")));
