@@ -1,8 +1,6 @@
 package dev.loam.api;
 
-import dev.loam.core.internal.NodeRuntime;
-import dev.loam.core.internal.ReadStats;
-import dev.loam.core.internal.WriterStats;
+import dev.loam.core.node.NodeRuntime;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
@@ -77,14 +75,17 @@ public final class LoamNode implements AutoCloseable {
     return runtime.epoch();
   }
 
-  /** Write-path counters (PUTs, commits, flushes). */
+  /** A snapshot of the write-path counters (PUTs, commits, flushes). */
   public WriterStats writerStats() {
-    return runtime.stats();
+    return runtime.stats().snapshot();
   }
 
-  /** Read-path counters per tier (tail cache, disk cache, object-store GETs, coalesced loads). */
+  /**
+   * A snapshot of the read-path counters per tier (tail cache, disk cache, object-store GETs,
+   * coalesced loads).
+   */
   public ReadStats readStats() {
-    return runtime.readStats();
+    return runtime.readStats().snapshot();
   }
 
   /**

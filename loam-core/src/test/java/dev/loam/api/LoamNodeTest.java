@@ -3,7 +3,6 @@ package dev.loam.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loam.core.internal.Partitioner;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.testing.TestCluster;
@@ -86,7 +85,7 @@ class LoamNodeTest {
     assertThat(r.consistencyToken()).isPositive();
     for (int i = 0; i < 30; i++) {
       int expected =
-          Partitioner.partitionForKey(("k" + (i % 7)).getBytes(StandardCharsets.UTF_8), 3);
+          Partitioning.partitionForKey(("k" + (i % 7)).getBytes(StandardCharsets.UTF_8), 3);
       assertThat(r.positions().get(i).partition()).isEqualTo(expected);
     }
     int total = 0;

@@ -7,10 +7,10 @@ import dev.loam.api.FetchedRecord;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
+import dev.loam.api.Partitioning;
 import dev.loam.api.StreamDescription;
 import dev.loam.api.StreamSpec;
-import dev.loam.core.internal.Partitioner;
-import dev.loam.core.internal.WriterStats;
+import dev.loam.api.WriterStats;
 import dev.loam.error.LoamException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -320,7 +320,7 @@ public final class Demo {
     if (!key.equals(rec.keyAsString())) {
       problems.add("wrong key at partition " + p + " offset " + rec.offset());
     }
-    if (Partitioner.partitionForKey(key.getBytes(StandardCharsets.UTF_8), partitions) != p) {
+    if (Partitioning.partitionForKey(key.getBytes(StandardCharsets.UTF_8), partitions) != p) {
       problems.add("key " + key + " in the wrong partition " + p);
     }
     if (!v.equals(value(run, seq, v.length()))) {

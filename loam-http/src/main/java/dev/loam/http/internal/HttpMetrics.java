@@ -1,7 +1,7 @@
 package dev.loam.http.internal;
 
-import dev.loam.core.internal.ReadStats;
-import dev.loam.core.internal.WriterStats;
+import dev.loam.api.ReadStats;
+import dev.loam.api.WriterStats;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,0 +1,73 @@
+package dev.loam.core;
+
+import dev.loam.api.StaleCommitException;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.command.Outcome;
+
+/**
+ * The one mapping from the metastore's refusals (result values of the state machine) to the typed
+ * errors of the public API. Each switch is exhaustive, so a new reason or status does not compile
+ * until it is given a kind here.
+ *
+ * <p>Messages are the metastore's own, followed by what the caller knows ({@code subject}: the
+ * stream, partition, consumer or object as {@code key=value}).
+ */
+public final class Rejections {
+  private Rejections() {}
+
+  /** The error for an admin, ownership or consumer command the metastore refused. */
+  public static LoamException of(Outcome.Rejected r, String subject) {
+    Kind kind =
+        switch (r.reason()) {
+          case ALREADY_EXISTS, CONFLICT, STALE_COMMIT -> Kind.CONFLICT;
+          case NOT_FOUND -> Kind.NOT_FOUND;
+          case INVALID, OUT_OF_RANGE -> Kind.INVALID;
+          case STALE_NODE_EPOCH, UNKNOWN_NODE, FENCED -> Kind.FENCED;
+          case NOT_OWNER -> Kind.NOT_OWNER;
+          case FUTURE_STAMP -> Kind.UNAVAILABLE;
+        };
+    return new LoamException(kind, r.message() + " " + subject);
+  }
+
+  /**
+   * The error for a refused CommitWal of {@code objectKey}. A stale commit is its own type (nothing
+   * was committed and the append may be retried); a fenced node cannot commit at all; a future
+   * stamp is the proposer's clock running ahead, which passes. Any other reason means the writer
+   * built a command the sequencer does not accept: INTERNAL.
+   */
+  public static LoamException ofWalCommit(Outcome.Rejected r, String objectKey) {
+    String message = r.message() + " object=" + objectKey;
+    return switch (r.reason()) {
+      case STALE_COMMIT -> new StaleCommitException(message);
+      case STALE_NODE_EPOCH, UNKNOWN_NODE -> new LoamException(Kind.FENCED, message);
+      case FUTURE_STAMP -> new LoamException(Kind.UNAVAILABLE, message);
+      case ALREADY_EXISTS, NOT_FOUND, CONFLICT, INVALID, FENCED, OUT_OF_RANGE, NOT_OWNER ->
+          new LoamException(Kind.INTERNAL, message);
+    };
+  }
+
+  /**
+   * The error for one batch of a committed WAL object that the sequencer did not append, or null
+   * when it was appended (now or before, as a duplicate). {@code subject} names the stream and
+   * {@code producer} the producer (empty for a plain append).
+   */
+  public static LoamException ofBatch(
+      Outcome.BatchStatus status, String subject, int partition, String producer) {
+    return switch (status) {
+      case APPENDED, DUPLICATE -> null;
+      case OUT_OF_ORDER_SEQUENCE ->
+          new LoamException(
+              Kind.CONFLICT,
+              "out of order sequence " + subject + " partition=" + partition + producer);
+      case PRODUCER_FENCED ->
+          new LoamException(
+              Kind.FENCED,
+              "producer epoch fenced " + subject + " partition=" + partition + producer);
+      case UNKNOWN_PARTITION ->
+          new LoamException(
+              Kind.NOT_FOUND,
+              "stream deleted before commit " + subject + " partition=" + partition);
+    };
+  }
+}

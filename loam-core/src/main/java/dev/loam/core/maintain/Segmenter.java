@@ -1,0 +1,226 @@
+package dev.loam.core.maintain;
+
+import dev.loam.core.ObjectLayout;
+import dev.loam.core.ownership.OwnedPartitions;
+import dev.loam.core.read.ReadPath;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.SwapSegment;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.wal.segment.Segment;
+import dev.loam.wal.segment.SegmentBatch;
+import dev.loam.wal.segment.SegmentBuilder;
+import dev.loam.wal.ulid.Ulid;
+import dev.loam.wal.ulid.UlidGenerator;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rewrites a partition's WAL-backed index entries into one segment (stream-engine.txt §5,
+ * docs/segments-and-gc.md). One {@link #poll()} makes at most one segment: it picks the first
+ * partition with a run of WAL-backed entries of at least {@code thresholdBytes} (at most {@code
+ * maxBytes}, the memory bound), reads the entries' bytes (tail cache or ranged GETs, one at a time,
+ * not shared with fetches nor written to the disk cache), builds the segment with the batches
+ * verbatim, creates it if absent at {@code seg/<stream>/<partition>/<base>-<ulid>.seg}, and
+ * proposes a compare-and-swap {@link SwapSegment} replacing the run by one index entry covering the
+ * whole segment (by default; entries of at most {@code entryMaxBytes} otherwise), so the metastore
+ * holds about one entry per segment instead of one per WAL flush. Readers find batches inside that
+ * entry with the segment's batch index. A crash or a refused swap leaves an unreferenced segment
+ * that GC deletes as an orphan. Not thread-safe: {@link Maintenance} runs one poll at a time.
+ */
+public final class Segmenter {
+  private static final Logger log = LoggerFactory.getLogger(Segmenter.class);
+
+  /** Index entries examined per partition per poll: a bound on the work of one scan. */
+  static final int MAX_SCAN_ENTRIES = 4096;
+
+  private final String nodeId;
+  private final LongSupplier epoch;
+  private final Metastore meta;
+  private final ObjectStore store;
+  private final ReadPath readPath;
+  private final UlidGenerator ulids;
+  private final InstantSource clock;
+  private final long thresholdBytes;
+  private final long maxBytes;
+  private final int entryMaxBytes;
+  private long segmentsMade;
+  private long swapsRefused;
+
+  public Segmenter(
+      String nodeId,
+      LongSupplier epoch,
+      Metastore meta,
+      ObjectStore store,
+      ReadPath readPath,
+      UlidGenerator ulids,
+      InstantSource clock,
+      long thresholdBytes,
+      long maxBytes,
+      int entryMaxBytes) {
+    this.nodeId = nodeId;
+    this.epoch = epoch;
+    this.meta = meta;
+    this.store = store;
+    this.readPath = readPath;
+    this.ulids = ulids;
+    this.clock = clock;
+    this.thresholdBytes = thresholdBytes;
+    this.maxBytes = maxBytes;
+    this.entryMaxBytes = entryMaxBytes;
+  }
+
+  record Candidate(long streamId, int partition, List<IndexEntry> run, long streamEpoch) {}
+
+  static boolean isWal(IndexEntry e) {
+    return ObjectLayout.isWal(e.objectKey());
+  }
+
+  /** The first partition with enough WAL-backed bytes in one run of entries, or null. */
+  Candidate pick() {
+    return meta.read(
+        r -> {
+          for (OwnedPartitions.Part part :
+              OwnedPartitions.ownedPartitions(r, nodeId, epoch.getAsLong())) {
+            long id = part.stream().id();
+            int p = part.bounds().partition();
+            List<IndexEntry> es =
+                r.indexEntries(id, p, part.bounds().logStartOffset(), MAX_SCAN_ENTRIES);
+            int i = 0;
+            while (i < es.size()) {
+              while (i < es.size() && !isWal(es.get(i))) {
+                i++;
+              }
+              List<IndexEntry> run = new ArrayList<>();
+              long bytes = 0;
+              while (i < es.size()
+                  && isWal(es.get(i))
+                  && (run.isEmpty() || bytes + es.get(i).byteLength() <= maxBytes)) {
+                bytes += es.get(i).byteLength();
+                run.add(es.get(i));
+                i++;
+              }
+              if (bytes >= thresholdBytes) {
+                return new Candidate(id, p, run, part.streamEpoch());
+              }
+            }
+          }
+          return null;
+        });
+  }
+
+  /** Makes at most one segment; completes with whether a swap was applied. Never fails. */
+  CompletableFuture<Boolean> poll() {
+    Candidate c;
+    try {
+      c = pick();
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(false);
+    }
+    if (c == null) {
+      return CompletableFuture.completedFuture(false);
+    }
+    SegmentBuilder b = new SegmentBuilder(c.streamId(), c.partition(), c.run().get(0).baseOffset());
+    return addAll(b, c.run(), 0)
+        .thenCompose(v -> write(c, b.build()))
+        .exceptionally(
+            t -> {
+              log.warn("segmenting failed stream={} partition={}", c.streamId(), c.partition(), t);
+              return false;
+            });
+  }
+
+  private CompletableFuture<Void> addAll(SegmentBuilder b, List<IndexEntry> run, int i) {
+    if (i >= run.size()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    IndexEntry e = run.get(i);
+    return readPath
+        .loadForRewrite(e)
+        .thenCompose(
+            bytes -> {
+              b.addEntry(e.baseOffset(), bytes);
+              return addAll(b, run, i + 1);
+            });
+  }
+
+  private CompletableFuture<Boolean> write(Candidate c, Segment seg) {
+    long now = clock.millis();
+    Ulid ulid = ulids.next(now);
+    String key = ObjectLayout.segmentKey(c.streamId(), c.partition(), seg.baseOffset(), ulid);
+    List<SwapSegment.SegmentEntry> entries = group(seg.batches(), entryMaxBytes);
+    long from = c.run().get(0).baseOffset();
+    long to = c.run().get(c.run().size() - 1).endOffset();
+    SwapSegment swap =
+        new SwapSegment(
+            new Origin(nodeId, epoch.getAsLong(), now),
+            c.streamId(),
+            c.partition(),
+            from,
+            to,
+            c.run(),
+            key,
+            ulid.timestampMillis(),
+            seg.size(),
+            entries);
+    return store
+        .create(key, seg.bytes())
+        .thenCompose(v -> meta.propose(new OwnerFenced(c.streamId(), c.streamEpoch(), swap)))
+        .thenApply(
+            a -> {
+              if (a.outcome() instanceof Outcome.SegmentSwapped) {
+                segmentsMade++;
+                return true;
+              }
+              // Refused (the entries changed, a newer epoch): the segment stays unreferenced and
+              // GC deletes it as an orphan.
+              swapsRefused++;
+              log.debug("segment swap refused segment={} outcome={}", key, a.outcome());
+              return false;
+            });
+  }
+
+  /**
+   * Groups consecutive batches into index entries of at most {@code maxBytes} bytes (at least one
+   * batch each) and at most {@link Integer#MAX_VALUE} records: with {@code maxBytes} at least the
+   * segment's data, one entry.
+   */
+  public static List<SwapSegment.SegmentEntry> group(List<SegmentBatch> batches, int maxBytes) {
+    List<SwapSegment.SegmentEntry> out = new ArrayList<>();
+    int i = 0;
+    while (i < batches.size()) {
+      SegmentBatch first = batches.get(i);
+      long bytes = 0;
+      long records = 0;
+      long maxTs = Long.MIN_VALUE;
+      int j = i;
+      while (j < batches.size()
+          && (j == i || bytes + batches.get(j).length() <= maxBytes)
+          && records + batches.get(j).recordCount() <= Integer.MAX_VALUE) {
+        bytes += batches.get(j).length();
+        records += batches.get(j).recordCount();
+        maxTs = Math.max(maxTs, batches.get(j).maxTimestamp());
+        j++;
+      }
+      out.add(new SwapSegment.SegmentEntry((int) records, first.position(), (int) bytes, maxTs));
+      i = j;
+    }
+    return out;
+  }
+
+  long segmentsMade() {
+    return segmentsMade;
+  }
+
+  long swapsRefused() {
+    return swapsRefused;
+  }
+}

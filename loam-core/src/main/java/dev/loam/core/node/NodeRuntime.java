@@ -1,0 +1,455 @@
+package dev.loam.core.node;
+
+import dev.loam.api.CompactionSettings;
+import dev.loam.api.Log;
+import dev.loam.api.NodeSettings;
+import dev.loam.api.OwnershipSettings;
+import dev.loam.core.maintain.Compactor;
+import dev.loam.core.maintain.InvalidatingObjectStore;
+import dev.loam.core.maintain.Maintenance;
+import dev.loam.core.maintain.ObjectGc;
+import dev.loam.core.maintain.RetentionTask;
+import dev.loam.core.maintain.Segmenter;
+import dev.loam.core.ownership.OwnershipAgent;
+import dev.loam.core.read.DiskCache;
+import dev.loam.core.read.PartitionWatch;
+import dev.loam.core.read.ReadCounters;
+import dev.loam.core.read.ReadPath;
+import dev.loam.core.read.TailCache;
+import dev.loam.core.write.ClassRoutingObjectStore;
+import dev.loam.core.write.WalWriter;
+import dev.loam.core.write.WriteCounters;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Applied;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.ulid.UlidGenerator;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
+
+/**
+ * Everything one running node holds: its registration, its WAL writers (one per leaderless class),
+ * the read path and caches, the long-poll watch, and the {@link Log} over them. Built by {@code
+ * LoamNode}; owns no threads or clocks of its own (all injected).
+ */
+public final class NodeRuntime {
+  private final String nodeId;
+  private final long epoch;
+  private final Metastore meta;
+  private final EnumMap<DurabilityClass, WalWriter> writers = new EnumMap<>(DurabilityClass.class);
+  private final PartitionWatch watch;
+  private final TailCache tailCache;
+  private final WriteCounters stats = new WriteCounters();
+  private final ReadCounters readStats = new ReadCounters();
+  private final DiskCache diskCache;
+  private final LogService log;
+  private final Maintenance maintenance;
+  private final OwnershipAgent ownership;
+  private final ScheduledFuture<?> maintenanceTask;
+  private final ScheduledFuture<?> ownershipTask;
+  private volatile boolean stopped;
+
+  private NodeRuntime(
+      String nodeId,
+      long epoch,
+      NodeSettings settings,
+      ObjectStore standardStore,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      OwnershipSettings ownershipSettings,
+      CompactionSettings compactionSettings) {
+    ObjectStore store =
+        expressStore == null
+            ? standardStore
+            : new ClassRoutingObjectStore(standardStore, expressStore);
+    this.nodeId = nodeId;
+    this.epoch = epoch;
+    this.meta = meta;
+    this.tailCache = new TailCache(settings.tailCacheBytes());
+    this.watch = new PartitionWatch(settings.maxWaitingFetches(), scheduler);
+    // The metastore cannot forget a listener, so register a forwarder that goes quiet when this
+    // node stops: a restarted node on a shared metastore leaves only this small object behind.
+    meta.addApplyListener(
+        (index, command, outcome) -> {
+          if (!stopped) {
+            watch.onApplied(index, command, outcome);
+          }
+        });
+    UlidGenerator ulids = new UlidGenerator(random);
+    // Express needs its three-zone store (issue 5); without one the node refuses express streams.
+    List<DurabilityClass> classes =
+        expressStore == null
+            ? List.of(DurabilityClass.STANDARD)
+            : List.of(DurabilityClass.STANDARD, DurabilityClass.EXPRESS);
+    for (DurabilityClass c : classes) {
+      Duration interval =
+          c == DurabilityClass.EXPRESS
+              ? settings.expressFlushInterval()
+              : settings.standardFlushInterval();
+      writers.put(
+          c,
+          new WalWriter(
+              nodeId,
+              () -> epoch,
+              c,
+              interval,
+              settings.walObjectMaxBytes(),
+              settings.maxObjectsInFlight(),
+              settings.maxBufferedBytes(),
+              settings.commitBudget(),
+              settings.retryBackoffInitial(),
+              store,
+              meta,
+              clock,
+              ulids,
+              scheduler,
+              tailCache,
+              stats));
+    }
+    if (settings.diskCacheBytes() > 0) {
+      this.diskCache =
+          new DiskCache(
+              settings.diskCacheDir(),
+              settings.diskCacheBytes(),
+              DISK_CACHE_MAX_FILES,
+              ioExecutor,
+              readStats);
+      diskCache.start();
+    } else {
+      this.diskCache = null;
+    }
+    ReadPath readPath =
+        new ReadPath(
+            store,
+            tailCache,
+            diskCache,
+            readStats,
+            ReadPath.blockBytes(settings.segmentMaxBytes()),
+            ReadPath.SEGMENT_INDEX_CACHE_BYTES,
+            (micros, task) -> scheduler.schedule(task, micros, TimeUnit.MICROSECONDS),
+            ReadPath.WAL_MERGE_WINDOW_MICROS,
+            settings.walReadAheadBytes());
+    ObjectStore gcStore = new InvalidatingObjectStore(store, diskCache, readPath);
+    this.ownership =
+        new OwnershipAgent(
+            nodeId,
+            epoch,
+            meta,
+            clock,
+            ownershipSettings,
+            () ->
+                new RegisterNode(
+                    new Origin(nodeId, epoch, clock.millis()),
+                    settings.advertisedAddress(),
+                    settings.slots(),
+                    settings.zone()),
+            scheduler);
+    this.log =
+        new LogService(
+            nodeId,
+            () -> epoch,
+            meta,
+            clock,
+            scheduler,
+            writers,
+            readPath,
+            watch,
+            settings.walObjectMaxBytes(),
+            settings.maxFetchWait(),
+            ownership);
+    // Retention, segmenter and GC (stream-engine.txt §5), driven by the node's scheduler.
+    this.maintenance =
+        new Maintenance(
+            ownership,
+            new RetentionTask(nodeId, () -> epoch, meta, clock),
+            new Segmenter(
+                nodeId,
+                () -> epoch,
+                meta,
+                store,
+                readPath,
+                ulids,
+                clock,
+                settings.segmentThresholdBytes(),
+                settings.segmentMaxBytes(),
+                settings.segmentEntryMaxBytes()),
+            new Compactor(
+                nodeId,
+                () -> epoch,
+                meta,
+                store,
+                readPath,
+                ulids,
+                clock,
+                compactionSettings,
+                settings.segmentMaxBytes(),
+                settings.segmentEntryMaxBytes()),
+            new ObjectGc(
+                nodeId,
+                () -> epoch,
+                meta,
+                gcStore,
+                clock,
+                settings.gcGracePeriod().toMillis(),
+                settings.orphanMinAge().toMillis()));
+    long every = settings.maintenanceInterval().toMillis();
+    this.maintenanceTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              if (!stopped) {
+                maintenance.poll();
+              }
+            },
+            every,
+            every,
+            TimeUnit.MILLISECONDS);
+    long tick = ownershipSettings.tickInterval().toMillis();
+    this.ownershipTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              if (!stopped) {
+                ownership.tick();
+              }
+            },
+            0,
+            tick,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** The disk cache's bound on files (its index lives in memory, about 200 bytes a range). */
+  static final int DISK_CACHE_MAX_FILES = 1_000_000;
+
+  /**
+   * As {@link #start(String, NodeSettings, ObjectStore, ObjectStore, Metastore, InstantSource,
+   * RandomGenerator, ScheduledExecutorService, Executor, Duration)} without an I/O executor (the
+   * settings must not ask for a disk cache).
+   */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Duration startTimeout) {
+    return start(
+        nodeId, settings, store, expressStore, meta, clock, random, scheduler, null, startTimeout);
+  }
+
+  /** As the full {@code start} with default {@link OwnershipSettings}. */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      Duration startTimeout) {
+    return start(
+        nodeId,
+        settings,
+        store,
+        expressStore,
+        meta,
+        clock,
+        random,
+        scheduler,
+        ioExecutor,
+        startTimeout,
+        OwnershipSettings.defaults());
+  }
+
+  /**
+   * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
+   * older, so a restart within the same millisecond still supersedes) and returns the runtime.
+   * {@code ioExecutor} runs the disk cache's blocking file I/O (needed only when the settings ask
+   * for a disk cache); it must not be the scheduler.
+   */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      Duration startTimeout,
+      OwnershipSettings ownershipSettings) {
+    return start(
+        nodeId,
+        settings,
+        store,
+        expressStore,
+        meta,
+        clock,
+        random,
+        scheduler,
+        ioExecutor,
+        startTimeout,
+        ownershipSettings,
+        CompactionSettings.defaults());
+  }
+
+  /** As the full {@code start} above, with the compaction settings of compacted streams. */
+  public static NodeRuntime start(
+      String nodeId,
+      NodeSettings settings,
+      ObjectStore store,
+      ObjectStore expressStore,
+      Metastore meta,
+      InstantSource clock,
+      RandomGenerator random,
+      ScheduledExecutorService scheduler,
+      Executor ioExecutor,
+      Duration startTimeout,
+      OwnershipSettings ownershipSettings,
+      CompactionSettings compactionSettings) {
+    if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
+      throw new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId);
+    }
+    long now = clock.millis();
+    long registered = meta.read(r -> r.node(nodeId).map(NodeInfo::epoch).orElse(0L));
+    long epoch = Math.max(now, registered + 1);
+    Applied a;
+    try {
+      a =
+          meta.propose(
+                  new RegisterNode(
+                      new Origin(nodeId, epoch, now),
+                      settings.advertisedAddress(),
+                      settings.slots(),
+                      settings.zone()))
+              .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LoamException(Kind.UNAVAILABLE, "interrupted registering node=" + nodeId, e);
+    } catch (ExecutionException e) {
+      // Keep the metastore's kind (unavailable, outcome unknown, fenced...): callers retry only
+      // the transient ones.
+      Kind kind = e.getCause() instanceof LoamException le ? le.kind() : Kind.UNAVAILABLE;
+      throw new LoamException(kind, "could not register node=" + nodeId, e.getCause());
+    } catch (TimeoutException e) {
+      throw new LoamException(
+          Kind.OUTCOME_UNKNOWN,
+          "could not register node=" + nodeId + " within startTimeout=" + startTimeout,
+          e);
+    }
+    if (a.outcome() instanceof Outcome.Rejected r) {
+      throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
+    }
+    return new NodeRuntime(
+        nodeId,
+        epoch,
+        settings,
+        store,
+        expressStore,
+        meta,
+        clock,
+        random,
+        scheduler,
+        ioExecutor,
+        ownershipSettings,
+        compactionSettings);
+  }
+
+  public Log log() {
+    return log;
+  }
+
+  public String nodeId() {
+    return nodeId;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public WriteCounters stats() {
+    return stats;
+  }
+
+  /**
+   * Runs one maintenance pass now (retention, segmenter, GC) or joins the one in progress; for
+   * tests, tools and benchmarks. Completes when the pass ends; never fails.
+   */
+  public CompletableFuture<Void> runMaintenance() {
+    return maintenance.poll();
+  }
+
+  /**
+   * Leaves the cluster gracefully (ownership-and-routing.txt "Transfers"): out of placement, every
+   * owned stream transferred to another live node (waiting up to the drain timeout for the targets
+   * to open them), then deregistered. Completes with how many transfers were started. Call before
+   * {@link #drain()} and {@link #stop()} on a planned shutdown.
+   */
+  public CompletableFuture<Integer> leave() {
+    return ownership.leave();
+  }
+
+  /** Runs one ownership step now (renew, expire silent nodes, claim); for tests and tools. */
+  public CompletableFuture<Void> runOwnershipStep() {
+    return ownership.tick();
+  }
+
+  /** Read-path counters per tier. */
+  public ReadCounters readStats() {
+    return readStats;
+  }
+
+  /**
+   * Stops taking appends, flushes what is buffered, and wakes every long-poll. Completes when every
+   * buffered append has its verdict.
+   */
+  public CompletableFuture<Void> drain() {
+    List<CompletableFuture<Void>> fs = new ArrayList<>();
+    for (WalWriter w : writers.values()) {
+      w.closeForAppends();
+      fs.add(w.flush());
+    }
+    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
+  }
+
+  /**
+   * Stops: fails whatever is still buffered or in flight (UNAVAILABLE, or CommitUnknown for objects
+   * in flight), ends every long-poll, and detaches from the metastore. After a complete {@link
+   * #drain()} there is nothing left to fail. Acknowledged appends stay durable.
+   */
+  public void stop() {
+    stopped = true;
+    maintenanceTask.cancel(false);
+    ownershipTask.cancel(false);
+    writers.values().forEach(WalWriter::abandon);
+    watch.close();
+    if (diskCache != null) {
+      diskCache.close();
+    }
+  }
+}

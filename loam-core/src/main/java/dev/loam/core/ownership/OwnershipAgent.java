@@ -1,0 +1,449 @@
+package dev.loam.core.ownership;
+
+import dev.loam.api.NotOwnerException;
+import dev.loam.api.OwnershipSettings;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Applied;
+import dev.loam.meta.MetaReader;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.CloseStream;
+import dev.loam.meta.command.Command;
+import dev.loam.meta.command.DeregisterNode;
+import dev.loam.meta.command.ExpireNode;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
+import dev.loam.meta.command.OpenStream;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.RejectReason;
+import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.PlaceStream;
+import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.SetNodeSlots;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
+import dev.loam.meta.command.TransferStream;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's part in stream ownership (ownership-and-routing.txt): it renews the node's
+ * registration, declares silent nodes dead, claims the streams placement gives it, and acquires a
+ * stream before any owner-bound command, which then travels {@link OwnerFenced} with the stream
+ * epoch. Owns no thread: {@link #tick()} is driven by the node's scheduler (or a test), and the
+ * other methods are called by the requests that need them.
+ */
+public final class OwnershipAgent {
+  private static final Logger log = LoggerFactory.getLogger(OwnershipAgent.class);
+
+  /** Owner-bound attempts per request: a race with another node's open or placement. */
+  private static final int MAX_ROUTE_ATTEMPTS = 4;
+
+  /** How often a leaving node looks whether its transfers completed. */
+  private static final long DRAIN_POLL_MILLIS = 50;
+
+  /** Attempts per leave step: a metastore election lasts a few seconds. */
+  private static final int LEAVE_ATTEMPTS = 20;
+
+  /** Pause between attempts of a leave step. */
+  private static final long LEAVE_RETRY_MILLIS = 200;
+
+  private final String nodeId;
+  private final long epoch;
+  private final Metastore meta;
+  private final InstantSource clock;
+  private final OwnershipSettings settings;
+  private final Supplier<RegisterNode> registration;
+  private final ScheduledExecutorService scheduler;
+  private final AtomicBoolean ticking = new AtomicBoolean();
+  private volatile long lastRenewMillis;
+  private volatile boolean renewedOnce;
+  private volatile boolean leaving;
+  private volatile boolean fenced;
+
+  public OwnershipAgent(
+      String nodeId,
+      long epoch,
+      Metastore meta,
+      InstantSource clock,
+      OwnershipSettings settings,
+      Supplier<RegisterNode> registration,
+      ScheduledExecutorService scheduler) {
+    this.scheduler = scheduler;
+    this.nodeId = nodeId;
+    this.epoch = epoch;
+    this.meta = meta;
+    this.clock = clock;
+    this.settings = settings;
+    this.registration = registration;
+  }
+
+  private Origin origin() {
+    return new Origin(nodeId, epoch, clock.millis());
+  }
+
+  // ---------------------------------------------------------------- owner-bound requests
+
+  /**
+   * Proposes {@code inner}, an owner-bound command about {@code s}, from this node as the owner:
+   * acquires the stream first (placing or opening it as routing says) and sends the command with
+   * the stream epoch. Fails with {@link NotOwnerException} when another node owns the stream.
+   */
+  public CompletableFuture<Applied> proposeOwnerBound(StreamInfo s, Command inner) {
+    return acquire(s, 0)
+        .thenCompose(streamEpoch -> meta.propose(new OwnerFenced(s.id(), streamEpoch, inner)))
+        .thenCompose(
+            a -> {
+              if (a.outcome() instanceof Outcome.Rejected r
+                  && r.reason() == RejectReason.NOT_OWNER) {
+                // Lost the stream between acquiring and proposing (a transfer, a death verdict):
+                // the owner named by the now newer view is where the request belongs.
+                return CompletableFuture.failedFuture(notOwner(s, r.message()));
+              }
+              return CompletableFuture.completedFuture(a);
+            });
+  }
+
+  /** Holds {@code s} open on this node; completes with the stream epoch. */
+  CompletableFuture<Long> acquire(StreamInfo s, int attempt) {
+    if (attempt >= MAX_ROUTE_ATTEMPTS) {
+      return CompletableFuture.failedFuture(notOwner(s, "ownership kept moving"));
+    }
+    OwnerRouting.Decision d;
+    try {
+      d = meta.read(r -> OwnerRouting.decide(r, nodeId, epoch, s.id()));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return switch (d.action()) {
+      case SERVE ->
+          CompletableFuture.completedFuture(
+              meta.read(r -> r.ownership(s.id()).map(StreamOwnership::streamEpoch).orElse(0L)));
+      case REDIRECT -> CompletableFuture.failedFuture(notOwner(s, ""));
+      case PLACE ->
+          proposeAndWait(new PlaceStream(origin(), s.id()))
+              .thenCompose(a -> acquire(s, attempt + 1));
+      case OPEN ->
+          proposeAndWait(new OpenStream(origin(), s.id()))
+              .thenCompose(
+                  a ->
+                      a.outcome() instanceof Outcome.OwnershipChanged oc
+                              && nodeId.equals(oc.ownership().owner())
+                              && oc.ownership().state() == StreamOwnership.State.OPEN
+                          ? CompletableFuture.completedFuture(oc.ownership().streamEpoch())
+                          : acquire(s, attempt + 1));
+    };
+  }
+
+  /** Proposes and waits until the local replica has applied it, so the next read sees it. */
+  private CompletableFuture<Applied> proposeAndWait(Command c) {
+    return meta.propose(c).thenCompose(a -> meta.awaitApplied(a.index()).thenApply(v -> a));
+  }
+
+  /** The typed redirect, naming the owner (or transfer target) in this node's current view. */
+  NotOwnerException notOwner(StreamInfo s, String detail) {
+    return meta.read(
+        r -> {
+          StreamOwnership o = r.ownership(s.id()).orElse(StreamOwnership.unplaced(s.id()));
+          String target = o.transferTarget() != null ? o.transferTarget() : o.owner();
+          String address =
+              target == null
+                  ? ""
+                  : r.node(target)
+                      .map(NodeInfo::advertisedAddress)
+                      .map(x -> x == null ? "" : x)
+                      .orElse("");
+          return new NotOwnerException(
+              s.namespace(), s.name(), target == null ? "" : target, address, detail);
+        });
+  }
+
+  // ---------------------------------------------------------------- transfers and slots
+
+  /** Moves {@code s}, which this node must own, to {@code target}; completes when pending. */
+  public CompletableFuture<StreamOwnership> transfer(StreamInfo s, String target) {
+    return acquire(s, 0)
+        .thenCompose(
+            streamEpoch -> meta.propose(new TransferStream(origin(), s.id(), streamEpoch, target)))
+        .thenApply(
+            a -> {
+              if (a.outcome() instanceof Outcome.OwnershipChanged oc) {
+                return oc.ownership();
+              }
+              Outcome.Rejected r = (Outcome.Rejected) a.outcome();
+              if (r.reason() == RejectReason.NOT_OWNER) {
+                throw notOwner(s, r.message());
+              }
+              throw new LoamException(
+                  r.reason() == RejectReason.NOT_FOUND ? Kind.NOT_FOUND : Kind.INVALID,
+                  r.message() + " stream=" + s.namespace() + "/" + s.name());
+            });
+  }
+
+  public CompletableFuture<NodeInfo> setSlots(String node, int slots) {
+    return meta.propose(new SetNodeSlots(origin(), node, slots))
+        .thenApply(
+            a -> {
+              if (a.outcome() instanceof Outcome.NodeRegistered nr) {
+                return nr.node();
+              }
+              Outcome.Rejected r = (Outcome.Rejected) a.outcome();
+              throw new LoamException(
+                  r.reason() == RejectReason.NOT_FOUND ? Kind.NOT_FOUND : Kind.INVALID,
+                  r.message());
+            });
+  }
+
+  // ---------------------------------------------------------------- the periodic step
+
+  /**
+   * One ownership step: renew if due, declare silent nodes dead, claim streams placement gives this
+   * node. Overlapping calls join nothing: a step in progress makes the next call a no-op. Never
+   * fails.
+   */
+  public CompletableFuture<Void> tick() {
+    if (fenced || !ticking.compareAndSet(false, true)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> f;
+    try {
+      f = renewIfDue().thenCompose(v -> expireSilent()).thenCompose(v -> claim());
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    return f.handle(
+        (v, t) -> {
+          if (t != null) {
+            log.debug("ownership step failed node={}", nodeId, t);
+          }
+          ticking.set(false);
+          return null;
+        });
+  }
+
+  private CompletableFuture<Void> renewIfDue() {
+    long now = clock.millis();
+    long since = now - lastRenewMillis;
+    // A clock stepped back (NTP) makes `since` negative: renew now rather than wait for the clock
+    // to catch up, or the others declare this live node dead (found by loam-sim, seed 6).
+    if (renewedOnce && since >= 0 && since < settings.renewInterval().toMillis()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return meta.propose(new RenewNode(origin()))
+        .thenCompose(
+            a -> {
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                if (r.reason() == RejectReason.STALE_NODE_EPOCH) {
+                  // A newer process claims this node id: this one is a zombie and stops claiming.
+                  fenced = true;
+                  log.error("node fenced by a newer registration node={} {}", nodeId, r.message());
+                  return CompletableFuture.completedFuture(null);
+                }
+                if (r.reason() == RejectReason.UNKNOWN_NODE && !leaving) {
+                  // Declared dead while alive (a long pause): register again at the same epoch.
+                  log.warn("node was declared dead; registering again node={}", nodeId);
+                  return meta.propose(registration.get()).thenApply(x -> null);
+                }
+                return CompletableFuture.completedFuture(null);
+              }
+              lastRenewMillis = now;
+              renewedOnce = true;
+              return CompletableFuture.completedFuture(null);
+            });
+  }
+
+  private CompletableFuture<Void> expireSilent() {
+    long timeout = settings.livenessTimeout().toMillis();
+    List<ExpireNode> verdicts =
+        meta.read(
+            r -> {
+              List<ExpireNode> out = new ArrayList<>();
+              for (NodeInfo n : r.nodes()) {
+                NodeStatus st = r.nodeStatus(n.id()).orElse(null);
+                if (st != null
+                    && st.live()
+                    && !n.id().equals(nodeId)
+                    && r.clockMillis() - st.renewedAtMillis() >= timeout) {
+                  out.add(new ExpireNode(origin(), n.id(), n.epoch(), timeout));
+                }
+              }
+              return out;
+            });
+    CompletableFuture<Void> f = CompletableFuture.completedFuture(null);
+    for (ExpireNode e : verdicts) {
+      f = f.thenCompose(v -> meta.propose(e)).thenApply(a -> logExpiry(e, a));
+    }
+    return f;
+  }
+
+  private Void logExpiry(ExpireNode e, Applied a) {
+    if (a.outcome() instanceof Outcome.NodeStatusChanged c && c.changed()) {
+      log.info(
+          "declared node dead node={} epoch={} streamsClosed={}",
+          e.nodeId(),
+          e.nodeEpoch(),
+          c.streamsClosed());
+    }
+    return null;
+  }
+
+  /**
+   * Claims, one stream at a time: streams placed on this node or transferred to it are opened;
+   * streams without owner are placed when this node is the placement choice (so nodes do not race
+   * for them), then opened if placed here.
+   */
+  private CompletableFuture<Void> claim() {
+    if (leaving) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Command next =
+        meta.read(
+            r -> {
+              if (r.nodeStatus(nodeId).map(st -> !st.live() || st.epoch() != epoch).orElse(true)) {
+                return null;
+              }
+              boolean chosen = r.placementChoice().map(nodeId::equals).orElse(false);
+              for (String ns : r.namespaces()) {
+                for (StreamInfo s : r.streams(ns)) {
+                  StreamOwnership o = r.ownership(s.id()).orElse(null);
+                  if (o == null) {
+                    continue;
+                  }
+                  OwnerRouting.Decision d = OwnerRouting.decide(r, nodeId, epoch, s.id());
+                  boolean unowned = !o.owned() && o.transferTarget() == null;
+                  if (unowned) {
+                    if (chosen) {
+                      return new PlaceStream(origin(), s.id());
+                    }
+                  } else if (d.action() == OwnerRouting.Action.OPEN) {
+                    return new OpenStream(origin(), s.id());
+                  }
+                }
+              }
+              return null;
+            });
+    if (next == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return proposeAndWait(next)
+        .thenCompose(
+            a -> {
+              boolean progressed =
+                  a.outcome() instanceof Outcome.OwnershipChanged oc && oc.changed();
+              return progressed ? claim() : CompletableFuture.completedFuture(null);
+            });
+  }
+
+  // ---------------------------------------------------------------- leaving
+
+  /**
+   * Graceful leave: takes this node out of placement (slots 0), transfers every stream it owns to
+   * the placement choice among the others, waits up to the drain timeout for the targets to open
+   * them, then deregisters (closing whatever did not move). Completes when deregistered.
+   */
+  public CompletableFuture<Integer> leave() {
+    leaving = true;
+    return proposeRetrying(() -> new SetNodeSlots(origin(), nodeId, 0), true, 0)
+        .thenCompose(
+            a -> {
+              List<StreamOwnership> mine = meta.read(r -> r.ownershipsInvolving(nodeId));
+              CompletableFuture<Integer> f = CompletableFuture.completedFuture(0);
+              for (StreamOwnership o : mine) {
+                // A transfer that cannot be started is not fatal: the deregistration closes the
+                // stream and the others revive it.
+                f =
+                    f.thenCompose(
+                        n ->
+                            transferAway(o)
+                                .exceptionally(t -> false)
+                                .thenApply(moved -> n + (moved ? 1 : 0)));
+              }
+              return f;
+            })
+        .thenCompose(
+            n ->
+                awaitTransfers(clock.millis() + settings.drainTimeout().toMillis())
+                    .thenApply(v -> n))
+        .thenCompose(
+            n -> proposeRetrying(() -> new DeregisterNode(origin()), true, 0).thenApply(a -> n));
+  }
+
+  /**
+   * Proposes a leave step, retrying when nothing was logged (UNAVAILABLE) and, for idempotent
+   * steps, when the outcome is unknown: one refused proposal during a metastore election must not
+   * turn a graceful leave into a death verdict a liveness timeout later (found by loam-sim).
+   */
+  private CompletableFuture<Applied> proposeRetrying(
+      Supplier<Command> command, boolean idempotent, int attempt) {
+    return meta.propose(command.get())
+        .handle(
+            (a, t) -> {
+              if (t == null) {
+                return CompletableFuture.completedFuture(a);
+              }
+              Throwable cause =
+                  t instanceof java.util.concurrent.CompletionException && t.getCause() != null
+                      ? t.getCause()
+                      : t;
+              boolean retriable =
+                  cause instanceof LoamException le
+                      && (le.kind() == Kind.UNAVAILABLE
+                          || (idempotent && le.kind() == Kind.OUTCOME_UNKNOWN));
+              if (!retriable || attempt + 1 >= LEAVE_ATTEMPTS) {
+                return CompletableFuture.<Applied>failedFuture(cause);
+              }
+              CompletableFuture<Void> later = new CompletableFuture<>();
+              scheduler.schedule(
+                  () -> later.complete(null), LEAVE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+              return later.thenCompose(v -> proposeRetrying(command, idempotent, attempt + 1));
+            })
+        .thenCompose(f -> f);
+  }
+
+  private CompletableFuture<Boolean> transferAway(StreamOwnership o) {
+    if (!nodeId.equals(o.owner()) || o.state() != StreamOwnership.State.OPEN) {
+      // Placed here but never opened: the deregistration closes it and the next placement moves
+      // it; nothing ran on it here, so there is nothing to hand over.
+      return CompletableFuture.completedFuture(false);
+    }
+    String target = meta.read(r -> r.placementChoice().orElse(null));
+    if (target == null || target.equals(nodeId)) {
+      return proposeRetrying(
+              () -> new CloseStream(origin(), o.streamId(), o.streamEpoch()), true, 0)
+          .thenApply(a -> false);
+    }
+    return proposeRetrying(
+            () -> new TransferStream(origin(), o.streamId(), o.streamEpoch(), target), false, 0)
+        .thenApply(a -> a.outcome() instanceof Outcome.OwnershipChanged);
+  }
+
+  /** Polls the local view (it changes as the targets open) until no transfer of ours is pending. */
+  private CompletableFuture<Void> awaitTransfers(long deadline) {
+    boolean pending =
+        meta.read(
+            r ->
+                r.ownershipsInvolving(nodeId).stream()
+                    .anyMatch(o -> o.transferTarget() != null && nodeId.equals(o.owner())));
+    if (!pending || clock.millis() >= deadline) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> later = new CompletableFuture<>();
+    scheduler.schedule(() -> later.complete(null), DRAIN_POLL_MILLIS, TimeUnit.MILLISECONDS);
+    return later.thenCompose(v -> awaitTransfers(deadline));
+  }
+
+  /** This node's view of who owns {@code streamId}. */
+  public StreamOwnership ownership(MetaReader r, long streamId) {
+    return r.ownership(streamId).orElse(StreamOwnership.unplaced(streamId));
+  }
+}

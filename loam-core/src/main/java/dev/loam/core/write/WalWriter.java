@@ -1,0 +1,558 @@
+package dev.loam.core.write;
+
+import dev.loam.api.CommitUnknownException;
+import dev.loam.api.StaleCommitException;
+import dev.loam.core.ObjectLayout;
+import dev.loam.core.Rejections;
+import dev.loam.core.read.TailCache;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Applied;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWal.BatchCommit;
+import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.Origin;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.Outcome.BatchResult;
+import dev.loam.spi.store.ObjectExistsException;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.object.ChunkEncoding;
+import dev.loam.wal.object.ChunkIndexEntry;
+import dev.loam.wal.object.WalObject;
+import dev.loam.wal.object.WalObjectBuilder;
+import dev.loam.wal.ulid.Ulid;
+import dev.loam.wal.ulid.UlidGenerator;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leaderless write path of one durability class on one node (stream-engine.txt §3): buffers the
+ * batches of every partition until the flush interval or the object size limit, PUTs one WAL object
+ * with create-if-absent, proposes one CommitWal, and completes each submission with its batches'
+ * offsets.
+ *
+ * <p>One object is in flight at a time, so a node's commits reach the sequencer in submission order
+ * (an idempotent producer's sequences stay in order). A PUT or commit whose outcome is unknown is
+ * retried with the same key (the sequencer dedupes by object path) until the commit budget after
+ * the object's ULID time runs out; an append whose commit may have happened then fails with {@link
+ * CommitUnknownException}, never silently. Thread-safe: {@link #submit} may be called from any
+ * thread; the flush steps run on the scheduler.
+ */
+public final class WalWriter {
+  private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
+  private static final long MAX_BACKOFF_MILLIS = 1000;
+
+  /** Per batch, the sequencer's verdict and the index the commit was applied at. */
+  public record BatchAck(
+      BatchResult result, long appliedIndex, String objectKey, long byteOffset) {}
+
+  private final String nodeId;
+  private final Supplier<Long> nodeEpoch;
+  private final DurabilityClass durabilityClass;
+  private final Duration flushInterval;
+  private final int maxObjectBytes;
+  private final long maxBufferedBytes;
+  private final Duration commitBudget;
+  private final Duration backoffInitial;
+  private final ObjectStore store;
+  private final Metastore meta;
+  private final InstantSource clock;
+  private final UlidGenerator ulids;
+  private final ScheduledExecutorService scheduler;
+  private final TailCache tailCache;
+  private final WriteCounters stats;
+
+  private final int maxObjectsInFlight;
+
+  // Guarded by this.
+  private Buffer current = new Buffer();
+  private final ArrayDeque<Buffer> sealed = new ArrayDeque<>();
+  // Objects being written or committed, oldest first; only the head may commit.
+  private final ArrayDeque<Flight> inFlight = new ArrayDeque<>();
+  private long bufferedBytes;
+  private boolean closed;
+  private long generation;
+
+  public WalWriter(
+      String nodeId,
+      Supplier<Long> nodeEpoch,
+      DurabilityClass durabilityClass,
+      Duration flushInterval,
+      int maxObjectBytes,
+      int maxObjectsInFlight,
+      long maxBufferedBytes,
+      Duration commitBudget,
+      Duration backoffInitial,
+      ObjectStore store,
+      Metastore meta,
+      InstantSource clock,
+      UlidGenerator ulids,
+      ScheduledExecutorService scheduler,
+      TailCache tailCache,
+      WriteCounters stats) {
+    this.nodeId = nodeId;
+    this.nodeEpoch = nodeEpoch;
+    this.durabilityClass = durabilityClass;
+    this.flushInterval = flushInterval;
+    this.maxObjectBytes = maxObjectBytes;
+    this.maxObjectsInFlight = maxObjectsInFlight;
+    this.maxBufferedBytes = maxBufferedBytes;
+    this.commitBudget = commitBudget;
+    this.backoffInitial = backoffInitial;
+    this.store = store;
+    this.meta = meta;
+    this.clock = clock;
+    this.ulids = ulids;
+    this.scheduler = scheduler;
+    this.tailCache = tailCache;
+    this.stats = stats;
+  }
+
+  /** A group of batches from one append call; completes when all of them have a verdict. */
+  private static final class Submission {
+    final CompletableFuture<List<BatchAck>> future = new CompletableFuture<>();
+    final BatchAck[] acks;
+    int remaining;
+
+    Submission(int n) {
+      acks = new BatchAck[n];
+      remaining = n;
+    }
+  }
+
+  private record Slot(PendingBatch batch, Submission owner, int index) {}
+
+  private static final class Buffer {
+    final List<Slot> slots = new ArrayList<>();
+    long bytes;
+    ScheduledFuture<?> timer;
+  }
+
+  /**
+   * The generation of the open buffer; it changes after each flush (the sticky partitioner moves on
+   * then, as Kafka's does per batch).
+   */
+  public synchronized long generation() {
+    return generation;
+  }
+
+  /**
+   * Adds batches to the open buffer, all to the same WAL object. The future completes with one ack
+   * per batch, in order, or fails with UNAVAILABLE (backpressure, closed, PUT failed), FENCED,
+   * {@link StaleCommitException} or {@link CommitUnknownException}.
+   */
+  public CompletableFuture<List<BatchAck>> submit(List<PendingBatch> batches) {
+    long size = 0;
+    for (PendingBatch b : batches) {
+      size += b.bytes().length;
+    }
+    Submission sub = new Submission(batches.size());
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(
+            new LoamException(Kind.UNAVAILABLE, "node is closing node=" + nodeId));
+      }
+      if (bufferedBytes + size > maxBufferedBytes && bufferedBytes > 0) {
+        return CompletableFuture.failedFuture(
+            new LoamException(
+                Kind.UNAVAILABLE,
+                "write buffer full, retry later node="
+                    + nodeId
+                    + " bufferedBytes="
+                    + bufferedBytes
+                    + " maxBufferedBytes="
+                    + maxBufferedBytes));
+      }
+      if (current.bytes > 0 && current.bytes + size > maxObjectBytes) {
+        sealCurrent();
+      }
+      for (int i = 0; i < batches.size(); i++) {
+        current.slots.add(new Slot(batches.get(i), sub, i));
+      }
+      current.bytes += size;
+      bufferedBytes += size;
+      if (current.bytes >= maxObjectBytes) {
+        sealCurrent();
+      } else if (current.timer == null) {
+        Buffer b = current;
+        b.timer =
+            scheduler.schedule(
+                () -> sealIfCurrent(b), flushInterval.toNanos(), TimeUnit.NANOSECONDS);
+      }
+      pump();
+    }
+    return sub.future;
+  }
+
+  /** Seals the open buffer now and completes once everything submitted so far has a verdict. */
+  public CompletableFuture<Void> flush() {
+    List<CompletableFuture<?>> pending = new ArrayList<>();
+    synchronized (this) {
+      if (!current.slots.isEmpty()) {
+        sealCurrent();
+        pump();
+      }
+      for (Buffer b : sealed) {
+        b.slots.forEach(s -> pending.add(s.owner().future));
+      }
+      for (Flight f : inFlight) {
+        f.buffer.slots.forEach(s -> pending.add(s.owner().future));
+      }
+    }
+    return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+        .handle((v, e) -> null);
+  }
+
+  /** Refuses new submissions; what is buffered is still flushed. */
+  public synchronized void closeForAppends() {
+    closed = true;
+  }
+
+  /**
+   * Stops as a crash would (or a close whose flush timed out): everything not yet handed to the
+   * store fails with UNAVAILABLE (never written, so never committed); objects in flight fail with
+   * {@link CommitUnknownException}, since their commit may still land. Acknowledged appends are
+   * unaffected by definition. Completing a future twice is harmless: the first verdict wins.
+   */
+  public synchronized void abandon() {
+    closed = true;
+    LoamException e = new LoamException(Kind.UNAVAILABLE, "node stopped node=" + nodeId);
+    List<Buffer> all = new ArrayList<>(sealed);
+    all.add(current);
+    sealed.clear();
+    current = new Buffer();
+    for (Buffer b : all) {
+      if (b.timer != null) {
+        b.timer.cancel(false);
+      }
+      bufferedBytes -= b.bytes;
+      failAll(b, e);
+    }
+    for (Flight f : inFlight) {
+      failAll(
+          f.buffer,
+          new CommitUnknownException(
+              "node stopped while a WAL object was in flight node="
+                  + nodeId
+                  + " object="
+                  + (f.key == null ? "(not yet named)" : f.key),
+              null));
+    }
+  }
+
+  private synchronized void sealIfCurrent(Buffer b) {
+    if (b == current && !b.slots.isEmpty()) {
+      sealCurrent();
+      pump();
+    }
+  }
+
+  // Called with the lock held.
+  private void sealCurrent() {
+    if (current.timer != null) {
+      current.timer.cancel(false);
+    }
+    sealed.add(current);
+    current = new Buffer();
+    generation++;
+  }
+
+  // Called with the lock held: starts sealed objects while fewer than the limit are in flight.
+  // Their PUTs run in parallel; commits go one at a time in seal order (see commitNext).
+  private void pump() {
+    while (inFlight.size() < maxObjectsInFlight && !sealed.isEmpty()) {
+      Buffer b = sealed.poll();
+      Flight f = new Flight(b);
+      inFlight.add(f);
+      scheduler.execute(f::start);
+    }
+  }
+
+  // Called with the lock held: the oldest object commits once its PUT is done, so a node's commits
+  // reach the sequencer in submission order (idempotent sequences stay in order).
+  private void commitNext() {
+    Flight head = inFlight.peekFirst();
+    if (head != null && head.written && !head.committing) {
+      head.committing = true;
+      scheduler.execute(() -> head.commit(0));
+    }
+  }
+
+  private synchronized void finished(Flight f) {
+    bufferedBytes -= f.buffer.bytes;
+    inFlight.remove(f);
+    commitNext();
+    pump();
+  }
+
+  private void failAll(Buffer b, Throwable e) {
+    for (Slot s : b.slots) {
+      s.owner().future.completeExceptionally(e);
+    }
+  }
+
+  /** The state of one object in flight: its bytes, key, deadline and what is known so far. */
+  private final class Flight {
+    final Buffer buffer;
+    Ulid ulid;
+    String key;
+    WalObject object;
+    CommitWal.ChunkCommit[] chunks;
+    int[][] slotOf; // [chunk][batch] -> slot index
+    long deadlineMillis;
+    long startMillis;
+    boolean putUnknown;
+    boolean commitUnknown;
+    // Guarded by WalWriter.this.
+    boolean written;
+    boolean committing;
+
+    Flight(Buffer buffer) {
+      this.buffer = buffer;
+    }
+
+    /** Builds the object and starts its PUT. Runs on the scheduler. */
+    void start() {
+      try {
+        build();
+      } catch (RuntimeException e) {
+        key = "(unbuilt)";
+        fail(new LoamException(Kind.INTERNAL, "could not build WAL object node=" + nodeId, e));
+        return;
+      }
+      put(0);
+    }
+
+    private void build() {
+      long now = clock.millis();
+      this.startMillis = now;
+      this.ulid = ulids.next(now);
+      this.key = ObjectLayout.walKey(durabilityClass, nodeId, ulid);
+      this.deadlineMillis = ulid.timestampMillis() + commitBudget.toMillis();
+      WalObjectBuilder builder = new WalObjectBuilder(nodeId, ulid, durabilityClass);
+      int[] tickets = new int[buffer.slots.size()];
+      for (int i = 0; i < tickets.length; i++) {
+        PendingBatch p = buffer.slots.get(i).batch();
+        tickets[i] = builder.add(p.streamId(), p.partition(), ChunkEncoding.KAFKA, p.bytes());
+      }
+      this.object = builder.build();
+      // Group the slots by chunk in the object's own chunk order; within a chunk, slots keep
+      // insertion order, which is also their byte order.
+      Map<Long, List<Integer>> byChunk = new HashMap<>();
+      for (int i = 0; i < tickets.length; i++) {
+        PendingBatch p = buffer.slots.get(i).batch();
+        byChunk
+            .computeIfAbsent(chunkKey(p.streamId(), p.partition()), k -> new ArrayList<>())
+            .add(i);
+      }
+      List<ChunkIndexEntry> index = object.chunks();
+      chunks = new CommitWal.ChunkCommit[index.size()];
+      slotOf = new int[index.size()][];
+      for (int c = 0; c < index.size(); c++) {
+        ChunkIndexEntry e = index.get(c);
+        List<Integer> slots = byChunk.get(chunkKey(e.streamId(), e.partition()));
+        List<BatchCommit> batches = new ArrayList<>(slots.size());
+        slotOf[c] = new int[slots.size()];
+        for (int j = 0; j < slots.size(); j++) {
+          int si = slots.get(j);
+          slotOf[c][j] = si;
+          PendingBatch p = buffer.slots.get(si).batch();
+          batches.add(
+              new BatchCommit(
+                  object.payloadOffset(tickets[si]),
+                  p.bytes().length,
+                  p.recordCount(),
+                  p.maxTimestamp(),
+                  p.producerId(),
+                  p.producerEpoch(),
+                  p.baseSequence()));
+        }
+        chunks[c] = new ChunkCommit(e.streamId(), e.partition(), batches);
+      }
+    }
+
+    private long chunkKey(long streamId, int partition) {
+      // Stream ids stay far below 2^40 and partitions below 2^20.
+      return (streamId << 20) | partition;
+    }
+
+    void put(int attempt) {
+      long t0 = clock.millis();
+      store
+          .create(key, object.bytes())
+          .whenCompleteAsync(
+              (v, e) -> {
+                stats.recordPut(object.bytes().length, clock.millis() - t0);
+                Throwable cause = e == null ? null : unwrap(e);
+                if (e == null || (cause instanceof ObjectExistsException && putUnknown)) {
+                  // (Exists after an attempt whose answer was lost: that attempt wrote it; ULIDs
+                  // are unique per node, so the object is ours.)
+                  written();
+                  return;
+                }
+                if (cause instanceof LoamException le
+                    && (le.kind() == Kind.UNAVAILABLE || le.kind() == Kind.OUTCOME_UNKNOWN)) {
+                  putUnknown |= le.kind() == Kind.OUTCOME_UNKNOWN;
+                  if (retry(attempt, () -> put(attempt + 1))) {
+                    return;
+                  }
+                }
+                // Nothing was committed: a PUT failure, whatever its kind, never reaches the
+                // sequencer. An object that did land is an orphan for GC.
+                fail(
+                    new LoamException(
+                        Kind.UNAVAILABLE,
+                        "WAL object write failed after "
+                            + (attempt + 1)
+                            + " attempt(s) object="
+                            + key,
+                        cause));
+              },
+              scheduler);
+    }
+
+    private void written() {
+      // Cache the batches before the commit, not after: a long-poll is woken when the metastore
+      // applies the commit, which can run before this writer hears the answer, and would then miss
+      // the cache and GET the object it just wrote. The bytes at (key, byteOffset) never change,
+      // and a range is fetched only once the index references it, so caching an object whose
+      // commit then fails is harmless (it ages out).
+      for (int c = 0; c < chunks.length; c++) {
+        for (int j = 0; j < slotOf[c].length; j++) {
+          tailCache.put(
+              key,
+              chunks[c].batches().get(j).byteOffset(),
+              buffer.slots.get(slotOf[c][j]).batch().bytes());
+        }
+      }
+      synchronized (WalWriter.this) {
+        written = true;
+        commitNext();
+      }
+    }
+
+    void commit(int attempt) {
+      if (attempt == 0 && clock.millis() >= deadlineMillis) {
+        // Waited behind older objects past the budget: no attempt was ever made, so nothing can
+        // have been committed (§3: no new attempt after the budget).
+        fail(
+            new LoamException(
+                Kind.UNAVAILABLE, "commit budget spent before the first attempt object=" + key));
+        return;
+      }
+      CommitWal cmd =
+          new CommitWal(
+              new Origin(nodeId, nodeEpoch.get(), clock.millis()),
+              key,
+              ulid.timestampMillis(),
+              object.bytes().length,
+              List.of(chunks));
+      long t0 = clock.millis();
+      meta.propose(cmd)
+          .whenCompleteAsync(
+              (applied, e) -> {
+                stats.recordCommit(clock.millis() - t0);
+                if (e == null) {
+                  onApplied(applied);
+                  return;
+                }
+                Throwable cause = unwrap(e);
+                boolean definite =
+                    cause instanceof LoamException le && le.kind() == Kind.UNAVAILABLE;
+                commitUnknown |= !definite;
+                if (retry(attempt, () -> commit(attempt + 1))) {
+                  return;
+                }
+                fail(
+                    commitUnknown
+                        ? new CommitUnknownException(
+                            "commit outcome unknown and the commit budget ran out object=" + key,
+                            cause)
+                        : new LoamException(
+                            Kind.UNAVAILABLE, "metastore unavailable object=" + key, cause));
+              },
+              scheduler);
+    }
+
+    private void onApplied(Applied applied) {
+      if (applied.outcome() instanceof Outcome.WalCommitted wc) {
+        distribute(applied.index(), wc);
+        return;
+      }
+      Outcome.Rejected r = (Outcome.Rejected) applied.outcome();
+      LoamException definite = Rejections.ofWalCommit(r, key);
+      // A refusal proves nothing was committed only if no earlier attempt may have committed
+      // (§3 commit window): its dedupe record could since have been pruned.
+      fail(
+          commitUnknown
+              ? new CommitUnknownException(
+                  "commit refused after an attempt with unknown outcome object=" + key, definite)
+              : definite);
+    }
+
+    private void distribute(long index, Outcome.WalCommitted wc) {
+      for (int c = 0; c < chunks.length; c++) {
+        List<BatchResult> results = wc.chunks().get(c);
+        for (int j = 0; j < slotOf[c].length; j++) {
+          Slot s = buffer.slots.get(slotOf[c][j]);
+          BatchResult r = results.get(j);
+          long byteOffset = chunks[c].batches().get(j).byteOffset();
+          resolve(s, new BatchAck(r, index, key, byteOffset));
+        }
+      }
+      stats.recordFlush(buffer.slots.size(), buffer.bytes, clock.millis() - startMillis);
+      finished(this);
+    }
+
+    private void resolve(Slot s, BatchAck ack) {
+      Submission sub = s.owner();
+      boolean done;
+      synchronized (sub) {
+        sub.acks[s.index()] = ack;
+        done = --sub.remaining == 0;
+      }
+      if (done) {
+        sub.future.complete(List.of(sub.acks));
+      }
+    }
+
+    private void fail(Throwable e) {
+      log.warn("WAL flush failed object={}: {}", key, e.getMessage());
+      failAll(buffer, e);
+      finished(this);
+    }
+
+    /** Schedules {@code next} after a backoff unless the commit budget is spent. */
+    private boolean retry(int attempt, Runnable next) {
+      long backoff =
+          Math.min(MAX_BACKOFF_MILLIS, backoffInitial.toMillis() << Math.min(attempt, 20));
+      if (clock.millis() + backoff >= deadlineMillis) {
+        return false;
+      }
+      scheduler.schedule(next, backoff, TimeUnit.MILLISECONDS);
+      return true;
+    }
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+}
