@@ -359,19 +359,20 @@ public final class LoamNode implements AutoCloseable {
           ioExec = cacheIo;
         }
         NodeRuntime rt =
-            NodeRuntime.start(
-                nodeId,
-                settings,
-                os,
-                expressStore,
-                m,
-                c,
-                r,
-                s,
-                ioExec,
-                startTimeout,
-                ownershipSettings,
-                compactionSettings);
+            NodeRuntime.builder()
+                .nodeId(nodeId)
+                .settings(settings)
+                .store(os)
+                .expressStore(expressStore)
+                .meta(m)
+                .clock(c)
+                .random(r)
+                .scheduler(s)
+                .ioExecutor(ioExec)
+                .startTimeout(startTimeout)
+                .ownershipSettings(ownershipSettings)
+                .compactionSettings(compactionSettings)
+                .start();
         return new LoamNode(rt, owned, closeTimeout);
       } catch (RuntimeException e) {
         for (int i = owned.size() - 1; i >= 0; i--) {

@@ -70,10 +70,325 @@ public record NodeSettings(
   /** The default of {@link #walReadAheadBytes}. */
   public static final long DEFAULT_WAL_READ_AHEAD_BYTES = 64L << 20;
 
+  public NodeSettings {
+    Objects.requireNonNull(advertisedAddress, "advertisedAddress");
+    Objects.requireNonNull(zone, "zone");
+    require(slots >= 1, "slots", slots);
+    require(positive(standardFlushInterval), "standardFlushInterval", standardFlushInterval);
+    require(positive(expressFlushInterval), "expressFlushInterval", expressFlushInterval);
+    require(walObjectMaxBytes >= 1024, "walObjectMaxBytes", walObjectMaxBytes);
+    require(
+        maxObjectsInFlight >= 1 && maxObjectsInFlight <= 64,
+        "maxObjectsInFlight",
+        maxObjectsInFlight);
+    require(positive(commitBudget), "commitBudget", commitBudget);
+    require(maxBufferedBytes >= walObjectMaxBytes, "maxBufferedBytes", maxBufferedBytes);
+    require(tailCacheBytes >= 0, "tailCacheBytes", tailCacheBytes);
+    require(positive(maxFetchWait), "maxFetchWait", maxFetchWait);
+    require(maxWaitingFetches >= 1, "maxWaitingFetches", maxWaitingFetches);
+    require(positive(retryBackoffInitial), "retryBackoffInitial", retryBackoffInitial);
+    require(positive(maintenanceInterval), "maintenanceInterval", maintenanceInterval);
+    require(segmentThresholdBytes >= 1, "segmentThresholdBytes", segmentThresholdBytes);
+    require(
+        segmentMaxBytes >= segmentThresholdBytes && segmentMaxBytes <= (1L << 30),
+        "segmentMaxBytes",
+        segmentMaxBytes);
+    require(segmentEntryMaxBytes >= 1024, "segmentEntryMaxBytes", segmentEntryMaxBytes);
+    require(gcGracePeriod != null && !gcGracePeriod.isNegative(), "gcGracePeriod", gcGracePeriod);
+    require(positive(orphanMinAge), "orphanMinAge", orphanMinAge);
+    require(diskCacheBytes >= 0, "diskCacheBytes", diskCacheBytes);
+    require(diskCacheBytes == 0 || diskCacheDir != null, "diskCacheDir", diskCacheDir);
+    require(walReadAheadBytes >= 0, "walReadAheadBytes", walReadAheadBytes);
+  }
+
+  /** The spec's defaults (DESIGN.md "Defaults from the spec"). */
+  public static NodeSettings defaults() {
+    return builder().build();
+  }
+
+  /** A builder that starts from {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder that starts from these settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   /**
-   * The settings with the default WAL read-ahead: the constructor from before read-ahead existed,
-   * so code that lists every component keeps compiling.
+   * The same settings for a node advertised at {@code address} in {@code zone} with {@code slots}.
    */
+  public NodeSettings withIdentity(String address, String zone, int slots) {
+    return toBuilder().advertisedAddress(address).zone(zone).slots(slots).build();
+  }
+
+  /** These settings with both flush intervals set to {@code interval}. */
+  public NodeSettings withFlushInterval(Duration interval) {
+    return toBuilder().standardFlushInterval(interval).expressFlushInterval(interval).build();
+  }
+
+  /**
+   * These settings with another WAL object size limit and number of objects written at once. The
+   * spec's 8 MiB suits stores that charge per request; on a local disk, where a PUT costs a write
+   * and an fsync but no fee, 1 to 2 MiB objects let a burst of appends be written as several
+   * objects in parallel and raise throughput (docs/performance.md "WAL object size on the
+   * filesystem store"). The write buffer ({@link #maxBufferedBytes}) is raised to one object if it
+   * is smaller.
+   */
+  public NodeSettings withWalObjects(int maxBytes, int maxInFlight) {
+    return toBuilder()
+        .walObjectMaxBytes(maxBytes)
+        .maxObjectsInFlight(maxInFlight)
+        .maxBufferedBytes(Math.max(maxBufferedBytes, maxBytes))
+        .build();
+  }
+
+  /** These settings with another commit budget. */
+  public NodeSettings withCommitBudget(Duration budget) {
+    return toBuilder().commitBudget(budget).build();
+  }
+
+  /** These settings with another tail-cache size (0 disables it). */
+  public NodeSettings withTailCacheBytes(long bytes) {
+    return toBuilder().tailCacheBytes(bytes).build();
+  }
+
+  /**
+   * These settings with a local disk cache of at most {@code bytes} in {@code dir} (0 turns it
+   * off). The directory is this node's alone; it survives restarts.
+   */
+  public NodeSettings withDiskCache(Path dir, long bytes) {
+    return toBuilder().diskCacheDir(dir).diskCacheBytes(bytes).build();
+  }
+
+  /** These settings with {@code bytes} of memory for WAL objects read ahead (0 turns it off). */
+  public NodeSettings withWalReadAheadBytes(long bytes) {
+    return toBuilder().walReadAheadBytes(bytes).build();
+  }
+
+  /**
+   * Builds {@link NodeSettings} one named value at a time, starting from the defaults or from
+   * existing settings; {@link #build()} validates them all at once (the record's constructor). Each
+   * setter's meaning is the record component of the same name.
+   */
+  public static final class Builder {
+    private String advertisedAddress = "";
+    private String zone = "";
+    private int slots = 1;
+    private Duration standardFlushInterval = Duration.ofMillis(250);
+    private Duration expressFlushInterval = Duration.ofMillis(5);
+    private int walObjectMaxBytes = 8 << 20;
+    private int maxObjectsInFlight = 4;
+    private Duration commitBudget = Duration.ofSeconds(60);
+    private long maxBufferedBytes = 64L << 20;
+    private long tailCacheBytes = 64L << 20;
+    private Duration maxFetchWait = Duration.ofSeconds(60);
+    private int maxWaitingFetches = 100_000;
+    private Duration retryBackoffInitial = Duration.ofMillis(10);
+    private Duration maintenanceInterval = Duration.ofSeconds(30);
+    private long segmentThresholdBytes = 64L << 20;
+    private long segmentMaxBytes = 256L << 20;
+    private int segmentEntryMaxBytes = Integer.MAX_VALUE;
+    private Duration gcGracePeriod = Duration.ofMinutes(10);
+    private Duration orphanMinAge = Duration.ofHours(1);
+    private long diskCacheBytes = 0;
+    private Path diskCacheDir = null;
+    private long walReadAheadBytes = DEFAULT_WAL_READ_AHEAD_BYTES;
+
+    private Builder() {}
+
+    private Builder(NodeSettings s) {
+      this.advertisedAddress = s.advertisedAddress;
+      this.zone = s.zone;
+      this.slots = s.slots;
+      this.standardFlushInterval = s.standardFlushInterval;
+      this.expressFlushInterval = s.expressFlushInterval;
+      this.walObjectMaxBytes = s.walObjectMaxBytes;
+      this.maxObjectsInFlight = s.maxObjectsInFlight;
+      this.commitBudget = s.commitBudget;
+      this.maxBufferedBytes = s.maxBufferedBytes;
+      this.tailCacheBytes = s.tailCacheBytes;
+      this.maxFetchWait = s.maxFetchWait;
+      this.maxWaitingFetches = s.maxWaitingFetches;
+      this.retryBackoffInitial = s.retryBackoffInitial;
+      this.maintenanceInterval = s.maintenanceInterval;
+      this.segmentThresholdBytes = s.segmentThresholdBytes;
+      this.segmentMaxBytes = s.segmentMaxBytes;
+      this.segmentEntryMaxBytes = s.segmentEntryMaxBytes;
+      this.gcGracePeriod = s.gcGracePeriod;
+      this.orphanMinAge = s.orphanMinAge;
+      this.diskCacheBytes = s.diskCacheBytes;
+      this.diskCacheDir = s.diskCacheDir;
+      this.walReadAheadBytes = s.walReadAheadBytes;
+    }
+
+    /** Sets {@link NodeSettings#advertisedAddress()}. */
+    public Builder advertisedAddress(String advertisedAddress) {
+      this.advertisedAddress = advertisedAddress;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#zone()}. */
+    public Builder zone(String zone) {
+      this.zone = zone;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#slots()}. */
+    public Builder slots(int slots) {
+      this.slots = slots;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#standardFlushInterval()}. */
+    public Builder standardFlushInterval(Duration standardFlushInterval) {
+      this.standardFlushInterval = standardFlushInterval;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#expressFlushInterval()}. */
+    public Builder expressFlushInterval(Duration expressFlushInterval) {
+      this.expressFlushInterval = expressFlushInterval;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#walObjectMaxBytes()}. */
+    public Builder walObjectMaxBytes(int walObjectMaxBytes) {
+      this.walObjectMaxBytes = walObjectMaxBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#maxObjectsInFlight()}. */
+    public Builder maxObjectsInFlight(int maxObjectsInFlight) {
+      this.maxObjectsInFlight = maxObjectsInFlight;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#commitBudget()}. */
+    public Builder commitBudget(Duration commitBudget) {
+      this.commitBudget = commitBudget;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#maxBufferedBytes()}. */
+    public Builder maxBufferedBytes(long maxBufferedBytes) {
+      this.maxBufferedBytes = maxBufferedBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#tailCacheBytes()}. */
+    public Builder tailCacheBytes(long tailCacheBytes) {
+      this.tailCacheBytes = tailCacheBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#maxFetchWait()}. */
+    public Builder maxFetchWait(Duration maxFetchWait) {
+      this.maxFetchWait = maxFetchWait;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#maxWaitingFetches()}. */
+    public Builder maxWaitingFetches(int maxWaitingFetches) {
+      this.maxWaitingFetches = maxWaitingFetches;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#retryBackoffInitial()}. */
+    public Builder retryBackoffInitial(Duration retryBackoffInitial) {
+      this.retryBackoffInitial = retryBackoffInitial;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#maintenanceInterval()}. */
+    public Builder maintenanceInterval(Duration maintenanceInterval) {
+      this.maintenanceInterval = maintenanceInterval;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#segmentThresholdBytes()}. */
+    public Builder segmentThresholdBytes(long segmentThresholdBytes) {
+      this.segmentThresholdBytes = segmentThresholdBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#segmentMaxBytes()}. */
+    public Builder segmentMaxBytes(long segmentMaxBytes) {
+      this.segmentMaxBytes = segmentMaxBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#segmentEntryMaxBytes()}. */
+    public Builder segmentEntryMaxBytes(int segmentEntryMaxBytes) {
+      this.segmentEntryMaxBytes = segmentEntryMaxBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#gcGracePeriod()}. */
+    public Builder gcGracePeriod(Duration gcGracePeriod) {
+      this.gcGracePeriod = gcGracePeriod;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#orphanMinAge()}. */
+    public Builder orphanMinAge(Duration orphanMinAge) {
+      this.orphanMinAge = orphanMinAge;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#diskCacheBytes()}. */
+    public Builder diskCacheBytes(long diskCacheBytes) {
+      this.diskCacheBytes = diskCacheBytes;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#diskCacheDir()}. */
+    public Builder diskCacheDir(Path diskCacheDir) {
+      this.diskCacheDir = diskCacheDir;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#walReadAheadBytes()}. */
+    public Builder walReadAheadBytes(long walReadAheadBytes) {
+      this.walReadAheadBytes = walReadAheadBytes;
+      return this;
+    }
+
+    /** The settings, validated; fails naming the first invalid setting. */
+    public NodeSettings build() {
+      return new NodeSettings(
+          advertisedAddress,
+          zone,
+          slots,
+          standardFlushInterval,
+          expressFlushInterval,
+          walObjectMaxBytes,
+          maxObjectsInFlight,
+          commitBudget,
+          maxBufferedBytes,
+          tailCacheBytes,
+          maxFetchWait,
+          maxWaitingFetches,
+          retryBackoffInitial,
+          maintenanceInterval,
+          segmentThresholdBytes,
+          segmentMaxBytes,
+          segmentEntryMaxBytes,
+          gcGracePeriod,
+          orphanMinAge,
+          diskCacheBytes,
+          diskCacheDir,
+          walReadAheadBytes);
+    }
+  }
+
+  /**
+   * @deprecated use {@link #builder()}.
+   *     <p>The settings with the default WAL read-ahead: the constructor from before read-ahead
+   *     existed, so code that lists every component keeps compiling.
+   */
+  @Deprecated
   public NodeSettings(
       String advertisedAddress,
       String zone,
@@ -122,9 +437,11 @@ public record NodeSettings(
   }
 
   /**
-   * The settings without a disk cache: the constructor from before the disk cache tier existed, so
-   * code that lists every component keeps compiling.
+   * @deprecated use {@link #builder()}.
+   *     <p>The settings without a disk cache: the constructor from before the disk cache tier
+   *     existed, so code that lists every component keeps compiling.
    */
+  @Deprecated
   public NodeSettings(
       String advertisedAddress,
       String zone,
@@ -167,262 +484,6 @@ public record NodeSettings(
         orphanMinAge,
         0,
         null);
-  }
-
-  public NodeSettings {
-    Objects.requireNonNull(advertisedAddress, "advertisedAddress");
-    Objects.requireNonNull(zone, "zone");
-    require(slots >= 1, "slots", slots);
-    require(positive(standardFlushInterval), "standardFlushInterval", standardFlushInterval);
-    require(positive(expressFlushInterval), "expressFlushInterval", expressFlushInterval);
-    require(walObjectMaxBytes >= 1024, "walObjectMaxBytes", walObjectMaxBytes);
-    require(
-        maxObjectsInFlight >= 1 && maxObjectsInFlight <= 64,
-        "maxObjectsInFlight",
-        maxObjectsInFlight);
-    require(positive(commitBudget), "commitBudget", commitBudget);
-    require(maxBufferedBytes >= walObjectMaxBytes, "maxBufferedBytes", maxBufferedBytes);
-    require(tailCacheBytes >= 0, "tailCacheBytes", tailCacheBytes);
-    require(positive(maxFetchWait), "maxFetchWait", maxFetchWait);
-    require(maxWaitingFetches >= 1, "maxWaitingFetches", maxWaitingFetches);
-    require(positive(retryBackoffInitial), "retryBackoffInitial", retryBackoffInitial);
-    require(positive(maintenanceInterval), "maintenanceInterval", maintenanceInterval);
-    require(segmentThresholdBytes >= 1, "segmentThresholdBytes", segmentThresholdBytes);
-    require(
-        segmentMaxBytes >= segmentThresholdBytes && segmentMaxBytes <= (1L << 30),
-        "segmentMaxBytes",
-        segmentMaxBytes);
-    require(segmentEntryMaxBytes >= 1024, "segmentEntryMaxBytes", segmentEntryMaxBytes);
-    require(gcGracePeriod != null && !gcGracePeriod.isNegative(), "gcGracePeriod", gcGracePeriod);
-    require(positive(orphanMinAge), "orphanMinAge", orphanMinAge);
-    require(diskCacheBytes >= 0, "diskCacheBytes", diskCacheBytes);
-    require(diskCacheBytes == 0 || diskCacheDir != null, "diskCacheDir", diskCacheDir);
-    require(walReadAheadBytes >= 0, "walReadAheadBytes", walReadAheadBytes);
-  }
-
-  /** The spec's defaults (DESIGN.md "Defaults from the spec"). */
-  public static NodeSettings defaults() {
-    return new NodeSettings(
-        "",
-        "",
-        1,
-        Duration.ofMillis(250),
-        Duration.ofMillis(5),
-        8 << 20,
-        4,
-        Duration.ofSeconds(60),
-        64L << 20,
-        64L << 20,
-        Duration.ofSeconds(60),
-        100_000,
-        Duration.ofMillis(10),
-        Duration.ofSeconds(30),
-        64L << 20,
-        256L << 20,
-        Integer.MAX_VALUE,
-        Duration.ofMinutes(10),
-        Duration.ofHours(1));
-  }
-
-  /**
-   * The same settings for a node advertised at {@code address} in {@code zone} with {@code slots}.
-   */
-  public NodeSettings withIdentity(String address, String zone, int slots) {
-    return new NodeSettings(
-        address,
-        zone,
-        slots,
-        standardFlushInterval,
-        expressFlushInterval,
-        walObjectMaxBytes,
-        maxObjectsInFlight,
-        commitBudget,
-        maxBufferedBytes,
-        tailCacheBytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        diskCacheBytes,
-        diskCacheDir,
-        walReadAheadBytes);
-  }
-
-  /** These settings with both flush intervals set to {@code interval}. */
-  public NodeSettings withFlushInterval(Duration interval) {
-    return new NodeSettings(
-        advertisedAddress,
-        zone,
-        slots,
-        interval,
-        interval,
-        walObjectMaxBytes,
-        maxObjectsInFlight,
-        commitBudget,
-        maxBufferedBytes,
-        tailCacheBytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        diskCacheBytes,
-        diskCacheDir,
-        walReadAheadBytes);
-  }
-
-  /**
-   * These settings with another WAL object size limit and number of objects written at once. The
-   * spec's 8 MiB suits stores that charge per request; on a local disk, where a PUT costs a write
-   * and an fsync but no fee, 1 to 2 MiB objects let a burst of appends be written as several
-   * objects in parallel and raise throughput (docs/performance.md "WAL object size on the
-   * filesystem store"). The write buffer ({@link #maxBufferedBytes}) is raised to one object if it
-   * is smaller.
-   */
-  public NodeSettings withWalObjects(int maxBytes, int maxInFlight) {
-    return new NodeSettings(
-        advertisedAddress,
-        zone,
-        slots,
-        standardFlushInterval,
-        expressFlushInterval,
-        maxBytes,
-        maxInFlight,
-        commitBudget,
-        Math.max(maxBufferedBytes, maxBytes),
-        tailCacheBytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        diskCacheBytes,
-        diskCacheDir,
-        walReadAheadBytes);
-  }
-
-  /** These settings with another commit budget. */
-  public NodeSettings withCommitBudget(Duration budget) {
-    return new NodeSettings(
-        advertisedAddress,
-        zone,
-        slots,
-        standardFlushInterval,
-        expressFlushInterval,
-        walObjectMaxBytes,
-        maxObjectsInFlight,
-        budget,
-        maxBufferedBytes,
-        tailCacheBytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        diskCacheBytes,
-        diskCacheDir,
-        walReadAheadBytes);
-  }
-
-  /** These settings with another tail-cache size (0 disables it). */
-  public NodeSettings withTailCacheBytes(long bytes) {
-    return new NodeSettings(
-        advertisedAddress,
-        zone,
-        slots,
-        standardFlushInterval,
-        expressFlushInterval,
-        walObjectMaxBytes,
-        maxObjectsInFlight,
-        commitBudget,
-        maxBufferedBytes,
-        bytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        diskCacheBytes,
-        diskCacheDir,
-        walReadAheadBytes);
-  }
-
-  /**
-   * These settings with a local disk cache of at most {@code bytes} in {@code dir} (0 turns it
-   * off). The directory is this node's alone; it survives restarts.
-   */
-  public NodeSettings withDiskCache(Path dir, long bytes) {
-    return new NodeSettings(
-        advertisedAddress,
-        zone,
-        slots,
-        standardFlushInterval,
-        expressFlushInterval,
-        walObjectMaxBytes,
-        maxObjectsInFlight,
-        commitBudget,
-        maxBufferedBytes,
-        tailCacheBytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        bytes,
-        dir,
-        walReadAheadBytes);
-  }
-
-  /** These settings with {@code bytes} of memory for WAL objects read ahead (0 turns it off). */
-  public NodeSettings withWalReadAheadBytes(long bytes) {
-    return new NodeSettings(
-        advertisedAddress,
-        zone,
-        slots,
-        standardFlushInterval,
-        expressFlushInterval,
-        walObjectMaxBytes,
-        maxObjectsInFlight,
-        commitBudget,
-        maxBufferedBytes,
-        tailCacheBytes,
-        maxFetchWait,
-        maxWaitingFetches,
-        retryBackoffInitial,
-        maintenanceInterval,
-        segmentThresholdBytes,
-        segmentMaxBytes,
-        segmentEntryMaxBytes,
-        gcGracePeriod,
-        orphanMinAge,
-        diskCacheBytes,
-        diskCacheDir,
-        bytes);
   }
 
   private static boolean positive(Duration d) {

@@ -4,7 +4,7 @@ import dev.loam.wal.DurabilityClass;
 
 /**
  * How to create a stream: partitions, durability class, and retention ({@code -1} for unlimited;
- * enforced from issue 4 on).
+ * enforced by the owner's retention task).
  */
 public record StreamSpec(
     int partitions,

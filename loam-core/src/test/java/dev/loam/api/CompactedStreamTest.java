@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loam.store.memory.InMemoryObjectStore;
 import dev.loam.testing.Eventually;
-import dev.loam.testing.SettingsTweak;
 import dev.loam.wal.DurabilityClass;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -48,17 +47,12 @@ class CompactedStreamTest {
   @Test
   void theOwnerCompactsInTheBackgroundAndConsumersReadTheLatestValues() throws Exception {
     NodeSettings settings =
-        SettingsTweak.with(
-            NodeSettings.defaults().withFlushInterval(Duration.ofMillis(2)),
-            Map.of(
-                "maintenanceInterval",
-                Duration.ofMillis(100),
-                "segmentThresholdBytes",
-                500L,
-                "segmentMaxBytes",
-                2500L,
-                "segmentEntryMaxBytes",
-                1024));
+        NodeSettings.defaults().withFlushInterval(Duration.ofMillis(2)).toBuilder()
+            .maintenanceInterval(Duration.ofMillis(100))
+            .segmentThresholdBytes(500L)
+            .segmentMaxBytes(2500L)
+            .segmentEntryMaxBytes(1024)
+            .build();
     try (LoamNode node =
         LoamNode.builder()
             .nodeId("n1")

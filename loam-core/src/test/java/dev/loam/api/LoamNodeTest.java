@@ -184,10 +184,7 @@ class LoamNodeTest {
     // The token wait has a floor (so a lagging replica is given time) capped by maxFetchWait.
     Log capped =
         cluster
-            .start(
-                "n2",
-                dev.loam.testing.SettingsTweak.with(
-                    TestCluster.FAST, java.util.Map.of("maxFetchWait", Duration.ofMillis(200))))
+            .start("n2", TestCluster.FAST.toBuilder().maxFetchWait(Duration.ofMillis(200)).build())
             .log();
     capped.createStream("ns", "s", StreamSpec.standard(1)).join();
     LoamException e =

@@ -4,7 +4,6 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.testing.FaultyMetastore;
 import dev.loam.testing.FaultyObjectStore;
-import dev.loam.testing.SettingsTweak;
 import dev.loam.testing.TestCluster;
 import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
@@ -329,15 +328,16 @@ class WritePathPropertyTest {
       this.cluster = new TestCluster(dir.resolve("meta"));
       this.store = new FaultyObjectStore(cluster.memoryStore);
       this.meta = new FaultyMetastore(cluster.embeddedMeta);
-      Map<String, Object> tweaks = new HashMap<>();
-      tweaks.put("maxObjectsInFlight", sc.objectsInFlight());
+      NodeSettings.Builder b =
+          TestCluster.FAST
+              .withCommitBudget(BUDGET)
+              .withTailCacheBytes(sc.tailCacheBytes())
+              .toBuilder();
+      b.maxObjectsInFlight(sc.objectsInFlight());
       if (sc.smallObjects()) {
-        tweaks.put("walObjectMaxBytes", 1024);
+        b.walObjectMaxBytes(1024);
       }
-      this.settings =
-          SettingsTweak.with(
-              TestCluster.FAST.withCommitBudget(BUDGET).withTailCacheBytes(sc.tailCacheBytes()),
-              tweaks);
+      this.settings = b.build();
       this.node = startNode();
       Log log = node.log();
       log.createNamespace(NS).get(VERDICT_MS, TimeUnit.MILLISECONDS);

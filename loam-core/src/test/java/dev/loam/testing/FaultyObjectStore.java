@@ -4,6 +4,7 @@ import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.StoreOutcomeUnknownException;
 import dev.loam.spi.store.StoreUnavailableException;
 import dev.loam.spi.store.TailRead;
+import dev.loam.store.ForwardingObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,7 @@
 package dev.loam.testing;
 
 import dev.loam.spi.store.ObjectStore;
+import dev.loam.store.ForwardingObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

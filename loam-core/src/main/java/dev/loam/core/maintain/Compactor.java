@@ -1,6 +1,7 @@
 package dev.loam.core.maintain;
 
 import dev.loam.api.CompactionSettings;
+import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.core.read.ReadPath;
@@ -9,7 +10,6 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
-import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.StreamConfig;
@@ -34,7 +34,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +60,7 @@ public final class Compactor {
   /** The suffix of compacted segment objects: what marks an index entry as already compacted. */
   private final String nodeId;
 
-  private final LongSupplier epoch;
+  private final NodeContext ctx;
   private final Metastore meta;
   private final ObjectStore store;
   private final ReadPath readPath;
@@ -81,23 +80,19 @@ public final class Compactor {
   private long tombstonesRemoved;
 
   public Compactor(
-      String nodeId,
-      LongSupplier epoch,
-      Metastore meta,
+      NodeContext ctx,
       ObjectStore store,
       ReadPath readPath,
-      UlidGenerator ulids,
-      InstantSource clock,
       CompactionSettings settings,
       long chunkMaxBytes,
       int entryMaxBytes) {
-    this.nodeId = nodeId;
-    this.epoch = epoch;
-    this.meta = meta;
+    this.ctx = ctx;
+    this.nodeId = ctx.nodeId();
+    this.meta = ctx.meta();
     this.store = store;
     this.readPath = readPath;
-    this.ulids = ulids;
-    this.clock = clock;
+    this.ulids = ctx.ulids();
+    this.clock = ctx.clock();
     this.settings = settings;
     this.chunkMaxBytes = chunkMaxBytes;
     this.entryMaxBytes = entryMaxBytes;
@@ -128,7 +123,7 @@ public final class Compactor {
           List<Plan> plans = new ArrayList<>();
           Set<PartKey> seen = new HashSet<>();
           for (OwnedPartitions.Part part :
-              OwnedPartitions.ownedPartitions(r, nodeId, epoch.getAsLong())) {
+              OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
             if (part.stream().config().cleanupPolicy() != StreamConfig.CleanupPolicy.COMPACT) {
               continue;
             }
@@ -440,7 +435,7 @@ public final class Compactor {
     String key = ObjectLayout.compactedSegmentKey(k.streamId(), k.partition(), from, ulid);
     SwapSegment swap =
         new SwapSegment(
-            new Origin(nodeId, epoch.getAsLong(), now),
+            ctx.origin(now),
             k.streamId(),
             k.partition(),
             from,

@@ -3,12 +3,9 @@ package dev.loam.core.maintain;
 import dev.loam.core.read.DiskCache;
 import dev.loam.core.read.ReadPath;
 import dev.loam.spi.store.DeleteFailure;
-import dev.loam.spi.store.ListPage;
-import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.TailRead;
+import dev.loam.store.ForwardingObjectStore;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,8 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * since no index entry names it, so this only frees the space sooner). Does not own the store it
  * wraps.
  */
-public final class InvalidatingObjectStore implements ObjectStore {
-  private final ObjectStore delegate;
+public final class InvalidatingObjectStore extends ForwardingObjectStore {
   private final DiskCache cache;
   private final ReadPath readPath;
 
@@ -31,44 +27,9 @@ public final class InvalidatingObjectStore implements ObjectStore {
    * @param readPath whose WAL read-ahead memory drops deleted objects too, or null
    */
   public InvalidatingObjectStore(ObjectStore delegate, DiskCache cache, ReadPath readPath) {
-    this.delegate = delegate;
+    super(delegate);
     this.cache = cache;
     this.readPath = readPath;
-  }
-
-  @Override
-  public CompletableFuture<Void> create(String key, byte[] bytes) {
-    return delegate.create(key, bytes);
-  }
-
-  @Override
-  public CompletableFuture<Void> put(String key, byte[] bytes) {
-    return delegate.put(key, bytes);
-  }
-
-  @Override
-  public CompletableFuture<byte[]> get(String key) {
-    return delegate.get(key);
-  }
-
-  @Override
-  public CompletableFuture<byte[]> get(String key, long offset, int length) {
-    return delegate.get(key, offset, length);
-  }
-
-  @Override
-  public CompletableFuture<TailRead> getTail(String key, int length) {
-    return delegate.getTail(key, length);
-  }
-
-  @Override
-  public CompletableFuture<Optional<ObjectInfo>> head(String key) {
-    return delegate.head(key);
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
-    return delegate.list(prefix, startAfter, maxKeys);
   }
 
   @Override

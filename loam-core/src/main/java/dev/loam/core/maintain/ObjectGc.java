@@ -1,9 +1,9 @@
 package dev.loam.core.maintain;
 
+import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.DeleteObjects;
-import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.RetiredObject;
 import dev.loam.spi.store.DeleteFailure;
 import dev.loam.spi.store.ListPage;
@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +44,7 @@ public final class ObjectGc {
   static final List<String> PREFIXES = ObjectLayout.GC_PREFIXES;
 
   private final String nodeId;
-  private final LongSupplier epoch;
+  private final NodeContext ctx;
   private final Metastore meta;
   private final ObjectStore store;
   private final InstantSource clock;
@@ -55,19 +54,12 @@ public final class ObjectGc {
   private long retiredDeleted;
   private long orphansDeleted;
 
-  public ObjectGc(
-      String nodeId,
-      LongSupplier epoch,
-      Metastore meta,
-      ObjectStore store,
-      InstantSource clock,
-      long graceMillis,
-      long orphanMinAgeMillis) {
-    this.nodeId = nodeId;
-    this.epoch = epoch;
-    this.meta = meta;
+  public ObjectGc(NodeContext ctx, ObjectStore store, long graceMillis, long orphanMinAgeMillis) {
+    this.ctx = ctx;
+    this.nodeId = ctx.nodeId();
+    this.meta = ctx.meta();
     this.store = store;
-    this.clock = clock;
+    this.clock = ctx.clock();
     this.graceMillis = graceMillis;
     this.orphanMinAgeMillis = orphanMinAgeMillis;
     java.util.Arrays.fill(cursors, "");
@@ -108,10 +100,7 @@ public final class ObjectGc {
               if (done.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
               }
-              return meta.propose(
-                      new DeleteObjects(
-                          new Origin(nodeId, epoch.getAsLong(), clock.millis()), done))
-                  .thenApply(a -> null);
+              return meta.propose(new DeleteObjects(ctx.origin(), done)).thenApply(a -> null);
             });
   }
 

@@ -1,5 +1,6 @@
 package dev.loam.core.maintain;
 
+import dev.loam.core.NodeContext;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
@@ -7,11 +8,9 @@ import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.TrimPartition;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 
 /**
  * Enforces each stream's retention (stream-engine.txt §5 "Retention", metadata first): proposes a
@@ -24,16 +23,14 @@ public final class RetentionTask {
   /** Index entries examined per partition: a bound on one pass's work. */
   static final int MAX_SCAN_ENTRIES = 10_000;
 
+  private final NodeContext ctx;
   private final String nodeId;
-  private final LongSupplier epoch;
   private final Metastore meta;
-  private final InstantSource clock;
 
-  public RetentionTask(String nodeId, LongSupplier epoch, Metastore meta, InstantSource clock) {
-    this.nodeId = nodeId;
-    this.epoch = epoch;
-    this.meta = meta;
-    this.clock = clock;
+  public RetentionTask(NodeContext ctx) {
+    this.ctx = ctx;
+    this.nodeId = ctx.nodeId();
+    this.meta = ctx.meta();
   }
 
   /** Proposes every trim due now; completes with how many were applied. Never fails. */
@@ -44,7 +41,7 @@ public final class RetentionTask {
           r -> {
             long metaClock = r.clockMillis();
             for (OwnedPartitions.Part part :
-                OwnedPartitions.ownedPartitions(r, nodeId, epoch.getAsLong())) {
+                OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
               StreamConfig cfg = part.stream().config();
               if (cfg.retentionMillis() < 0 && cfg.retentionBytes() < 0) {
                 continue;
@@ -93,7 +90,7 @@ public final class RetentionTask {
         bySize = es.get(i).endOffset();
       }
     }
-    Origin o = new Origin(nodeId, epoch.getAsLong(), clock.millis());
+    Origin o = ctx.origin();
     if (bySize > byTime && bySize > logStart) {
       return new TrimPartition(o, id, p, bySize, TrimPartition.Reason.SIZE);
     }

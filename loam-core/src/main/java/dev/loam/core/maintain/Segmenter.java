@@ -1,11 +1,11 @@
 package dev.loam.core.maintain;
 
+import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.core.read.ReadPath;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
-import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.SwapSegment;
@@ -19,7 +19,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +42,7 @@ public final class Segmenter {
   static final int MAX_SCAN_ENTRIES = 4096;
 
   private final String nodeId;
-  private final LongSupplier epoch;
+  private final NodeContext ctx;
   private final Metastore meta;
   private final ObjectStore store;
   private final ReadPath readPath;
@@ -56,23 +55,19 @@ public final class Segmenter {
   private long swapsRefused;
 
   public Segmenter(
-      String nodeId,
-      LongSupplier epoch,
-      Metastore meta,
+      NodeContext ctx,
       ObjectStore store,
       ReadPath readPath,
-      UlidGenerator ulids,
-      InstantSource clock,
       long thresholdBytes,
       long maxBytes,
       int entryMaxBytes) {
-    this.nodeId = nodeId;
-    this.epoch = epoch;
-    this.meta = meta;
+    this.ctx = ctx;
+    this.nodeId = ctx.nodeId();
+    this.meta = ctx.meta();
     this.store = store;
     this.readPath = readPath;
-    this.ulids = ulids;
-    this.clock = clock;
+    this.ulids = ctx.ulids();
+    this.clock = ctx.clock();
     this.thresholdBytes = thresholdBytes;
     this.maxBytes = maxBytes;
     this.entryMaxBytes = entryMaxBytes;
@@ -89,7 +84,7 @@ public final class Segmenter {
     return meta.read(
         r -> {
           for (OwnedPartitions.Part part :
-              OwnedPartitions.ownedPartitions(r, nodeId, epoch.getAsLong())) {
+              OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
             long id = part.stream().id();
             int p = part.bounds().partition();
             List<IndexEntry> es =
@@ -161,7 +156,7 @@ public final class Segmenter {
     long to = c.run().get(c.run().size() - 1).endOffset();
     SwapSegment swap =
         new SwapSegment(
-            new Origin(nodeId, epoch.getAsLong(), now),
+            ctx.origin(now),
             c.streamId(),
             c.partition(),
             from,

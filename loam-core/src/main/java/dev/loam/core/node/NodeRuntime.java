@@ -4,6 +4,7 @@ import dev.loam.api.CompactionSettings;
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
+import dev.loam.core.NodeContext;
 import dev.loam.core.maintain.Compactor;
 import dev.loam.core.maintain.InvalidatingObjectStore;
 import dev.loam.core.maintain.Maintenance;
@@ -35,6 +36,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -97,7 +99,8 @@ public final class NodeRuntime {
           }
         });
     UlidGenerator ulids = new UlidGenerator(random);
-    // Express needs its three-zone store (issue 5); without one the node refuses express streams.
+    NodeContext ctx = new NodeContext(nodeId, epoch, meta, clock, ulids, scheduler);
+    // Express needs its three-zone store; without one the node refuses express streams.
     List<DurabilityClass> classes =
         expressStore == null
             ? List.of(DurabilityClass.STANDARD)
@@ -110,8 +113,7 @@ public final class NodeRuntime {
       writers.put(
           c,
           new WalWriter(
-              nodeId,
-              () -> epoch,
+              ctx,
               c,
               interval,
               settings.walObjectMaxBytes(),
@@ -120,10 +122,6 @@ public final class NodeRuntime {
               settings.commitBudget(),
               settings.retryBackoffInitial(),
               store,
-              meta,
-              clock,
-              ulids,
-              scheduler,
               tailCache,
               stats));
     }
@@ -153,25 +151,14 @@ public final class NodeRuntime {
     ObjectStore gcStore = new InvalidatingObjectStore(store, diskCache, readPath);
     this.ownership =
         new OwnershipAgent(
-            nodeId,
-            epoch,
-            meta,
-            clock,
+            ctx,
             ownershipSettings,
             () ->
                 new RegisterNode(
-                    new Origin(nodeId, epoch, clock.millis()),
-                    settings.advertisedAddress(),
-                    settings.slots(),
-                    settings.zone()),
-            scheduler);
+                    ctx.origin(), settings.advertisedAddress(), settings.slots(), settings.zone()));
     this.log =
         new LogService(
-            nodeId,
-            () -> epoch,
-            meta,
-            clock,
-            scheduler,
+            ctx,
             writers,
             readPath,
             watch,
@@ -182,35 +169,24 @@ public final class NodeRuntime {
     this.maintenance =
         new Maintenance(
             ownership,
-            new RetentionTask(nodeId, () -> epoch, meta, clock),
+            new RetentionTask(ctx),
             new Segmenter(
-                nodeId,
-                () -> epoch,
-                meta,
+                ctx,
                 store,
                 readPath,
-                ulids,
-                clock,
                 settings.segmentThresholdBytes(),
                 settings.segmentMaxBytes(),
                 settings.segmentEntryMaxBytes()),
             new Compactor(
-                nodeId,
-                () -> epoch,
-                meta,
+                ctx,
                 store,
                 readPath,
-                ulids,
-                clock,
                 compactionSettings,
                 settings.segmentMaxBytes(),
                 settings.segmentEntryMaxBytes()),
             new ObjectGc(
-                nodeId,
-                () -> epoch,
-                meta,
+                ctx,
                 gcStore,
-                clock,
                 settings.gcGracePeriod().toMillis(),
                 settings.orphanMinAge().toMillis()));
     long every = settings.maintenanceInterval().toMillis();
@@ -241,85 +217,12 @@ public final class NodeRuntime {
   static final int DISK_CACHE_MAX_FILES = 1_000_000;
 
   /**
-   * As {@link #start(String, NodeSettings, ObjectStore, ObjectStore, Metastore, InstantSource,
-   * RandomGenerator, ScheduledExecutorService, Executor, Duration)} without an I/O executor (the
-   * settings must not ask for a disk cache).
-   */
-  public static NodeRuntime start(
-      String nodeId,
-      NodeSettings settings,
-      ObjectStore store,
-      ObjectStore expressStore,
-      Metastore meta,
-      InstantSource clock,
-      RandomGenerator random,
-      ScheduledExecutorService scheduler,
-      Duration startTimeout) {
-    return start(
-        nodeId, settings, store, expressStore, meta, clock, random, scheduler, null, startTimeout);
-  }
-
-  /** As the full {@code start} with default {@link OwnershipSettings}. */
-  public static NodeRuntime start(
-      String nodeId,
-      NodeSettings settings,
-      ObjectStore store,
-      ObjectStore expressStore,
-      Metastore meta,
-      InstantSource clock,
-      RandomGenerator random,
-      ScheduledExecutorService scheduler,
-      Executor ioExecutor,
-      Duration startTimeout) {
-    return start(
-        nodeId,
-        settings,
-        store,
-        expressStore,
-        meta,
-        clock,
-        random,
-        scheduler,
-        ioExecutor,
-        startTimeout,
-        OwnershipSettings.defaults());
-  }
-
-  /**
    * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
    * older, so a restart within the same millisecond still supersedes) and returns the runtime.
    * {@code ioExecutor} runs the disk cache's blocking file I/O (needed only when the settings ask
    * for a disk cache); it must not be the scheduler.
    */
-  public static NodeRuntime start(
-      String nodeId,
-      NodeSettings settings,
-      ObjectStore store,
-      ObjectStore expressStore,
-      Metastore meta,
-      InstantSource clock,
-      RandomGenerator random,
-      ScheduledExecutorService scheduler,
-      Executor ioExecutor,
-      Duration startTimeout,
-      OwnershipSettings ownershipSettings) {
-    return start(
-        nodeId,
-        settings,
-        store,
-        expressStore,
-        meta,
-        clock,
-        random,
-        scheduler,
-        ioExecutor,
-        startTimeout,
-        ownershipSettings,
-        CompactionSettings.defaults());
-  }
-
-  /** As the full {@code start} above, with the compaction settings of compacted streams. */
-  public static NodeRuntime start(
+  private static NodeRuntime start(
       String nodeId,
       NodeSettings settings,
       ObjectStore store,
@@ -378,6 +281,125 @@ public final class NodeRuntime {
         ioExecutor,
         ownershipSettings,
         compactionSettings);
+  }
+
+  /** A builder for one node runtime; {@link Builder#start()} registers the node and builds it. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The settings and components one node runtime is started from. Required: node id, settings,
+   * store, metastore, clock, randomness, scheduler and start timeout; the express store (none: the
+   * node refuses express streams), the I/O executor (none: the settings must not ask for a disk
+   * cache), ownership and compaction settings (their defaults) are optional.
+   */
+  public static final class Builder {
+    private String nodeId;
+    private NodeSettings settings;
+    private ObjectStore store;
+    private ObjectStore expressStore;
+    private Metastore meta;
+    private InstantSource clock;
+    private RandomGenerator random;
+    private ScheduledExecutorService scheduler;
+    private Executor ioExecutor;
+    private Duration startTimeout;
+    private OwnershipSettings ownershipSettings = OwnershipSettings.defaults();
+    private CompactionSettings compactionSettings = CompactionSettings.defaults();
+
+    private Builder() {}
+
+    public Builder nodeId(String nodeId) {
+      this.nodeId = nodeId;
+      return this;
+    }
+
+    public Builder settings(NodeSettings settings) {
+      this.settings = settings;
+      return this;
+    }
+
+    /** The standard store: standard WAL objects and segments. */
+    public Builder store(ObjectStore store) {
+      this.store = store;
+      return this;
+    }
+
+    /** The express (three-zone) store, or null for none. */
+    public Builder expressStore(ObjectStore expressStore) {
+      this.expressStore = expressStore;
+      return this;
+    }
+
+    public Builder meta(Metastore meta) {
+      this.meta = meta;
+      return this;
+    }
+
+    public Builder clock(InstantSource clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    public Builder random(RandomGenerator random) {
+      this.random = random;
+      return this;
+    }
+
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = scheduler;
+      return this;
+    }
+
+    /** Runs the disk cache's blocking file I/O; must not be the scheduler. */
+    public Builder ioExecutor(Executor ioExecutor) {
+      this.ioExecutor = ioExecutor;
+      return this;
+    }
+
+    /** How long registration may take before start fails OUTCOME_UNKNOWN. */
+    public Builder startTimeout(Duration startTimeout) {
+      this.startTimeout = startTimeout;
+      return this;
+    }
+
+    public Builder ownershipSettings(OwnershipSettings ownershipSettings) {
+      this.ownershipSettings = ownershipSettings;
+      return this;
+    }
+
+    public Builder compactionSettings(CompactionSettings compactionSettings) {
+      this.compactionSettings = compactionSettings;
+      return this;
+    }
+
+    /** Registers the node and returns its runtime (see {@link NodeRuntime}'s start rules). */
+    public NodeRuntime start() {
+      Objects.requireNonNull(nodeId, "nodeId");
+      Objects.requireNonNull(settings, "settings");
+      Objects.requireNonNull(store, "store");
+      Objects.requireNonNull(meta, "meta");
+      Objects.requireNonNull(clock, "clock");
+      Objects.requireNonNull(random, "random");
+      Objects.requireNonNull(scheduler, "scheduler");
+      Objects.requireNonNull(startTimeout, "startTimeout");
+      Objects.requireNonNull(ownershipSettings, "ownershipSettings");
+      Objects.requireNonNull(compactionSettings, "compactionSettings");
+      return NodeRuntime.start(
+          nodeId,
+          settings,
+          store,
+          expressStore,
+          meta,
+          clock,
+          random,
+          scheduler,
+          ioExecutor,
+          startTimeout,
+          ownershipSettings,
+          compactionSettings);
+    }
   }
 
   public Log log() {

@@ -2,6 +2,7 @@ package dev.loam.core.ownership;
 
 import dev.loam.api.NotOwnerException;
 import dev.loam.api.OwnershipSettings;
+import dev.loam.core.NodeContext;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
@@ -64,6 +65,7 @@ public final class OwnershipAgent {
   private final InstantSource clock;
   private final OwnershipSettings settings;
   private final Supplier<RegisterNode> registration;
+  private final NodeContext ctx;
   private final ScheduledExecutorService scheduler;
   private final AtomicBoolean ticking = new AtomicBoolean();
   private volatile long lastRenewMillis;
@@ -72,24 +74,19 @@ public final class OwnershipAgent {
   private volatile boolean fenced;
 
   public OwnershipAgent(
-      String nodeId,
-      long epoch,
-      Metastore meta,
-      InstantSource clock,
-      OwnershipSettings settings,
-      Supplier<RegisterNode> registration,
-      ScheduledExecutorService scheduler) {
-    this.scheduler = scheduler;
-    this.nodeId = nodeId;
-    this.epoch = epoch;
-    this.meta = meta;
-    this.clock = clock;
+      NodeContext ctx, OwnershipSettings settings, Supplier<RegisterNode> registration) {
+    this.ctx = ctx;
+    this.scheduler = ctx.scheduler();
+    this.nodeId = ctx.nodeId();
+    this.epoch = ctx.epoch();
+    this.meta = ctx.meta();
+    this.clock = ctx.clock();
     this.settings = settings;
     this.registration = registration;
   }
 
   private Origin origin() {
-    return new Origin(nodeId, epoch, clock.millis());
+    return ctx.origin();
   }
 
   // ---------------------------------------------------------------- owner-bound requests

@@ -2,6 +2,7 @@ package dev.loam.core.write;
 
 import dev.loam.api.CommitUnknownException;
 import dev.loam.api.StaleCommitException;
+import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.core.Rejections;
 import dev.loam.core.read.TailCache;
@@ -12,7 +13,6 @@ import dev.loam.meta.Metastore;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
-import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.spi.store.ObjectExistsException;
@@ -36,7 +36,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * with create-if-absent, proposes one CommitWal, and completes each submission with its batches'
  * offsets.
  *
- * <p>One object is in flight at a time, so a node's commits reach the sequencer in submission order
- * (an idempotent producer's sequences stay in order). A PUT or commit whose outcome is unknown is
+ * <p>Up to {@code maxObjectsInFlight} objects are PUT at once, but their commits are proposed one
+ * at a time, oldest first, so a node's commits reach the sequencer in submission order (an
+ * idempotent producer's sequences stay in order). A PUT or commit whose outcome is unknown is
  * retried with the same key (the sequencer dedupes by object path) until the commit budget after
  * the object's ULID time runs out; an append whose commit may have happened then fails with {@link
  * CommitUnknownException}, never silently. Thread-safe: {@link #submit} may be called from any
@@ -62,7 +62,7 @@ public final class WalWriter {
       BatchResult result, long appliedIndex, String objectKey, long byteOffset) {}
 
   private final String nodeId;
-  private final Supplier<Long> nodeEpoch;
+  private final NodeContext ctx;
   private final DurabilityClass durabilityClass;
   private final Duration flushInterval;
   private final int maxObjectBytes;
@@ -89,8 +89,7 @@ public final class WalWriter {
   private long generation;
 
   public WalWriter(
-      String nodeId,
-      Supplier<Long> nodeEpoch,
+      NodeContext ctx,
       DurabilityClass durabilityClass,
       Duration flushInterval,
       int maxObjectBytes,
@@ -99,14 +98,10 @@ public final class WalWriter {
       Duration commitBudget,
       Duration backoffInitial,
       ObjectStore store,
-      Metastore meta,
-      InstantSource clock,
-      UlidGenerator ulids,
-      ScheduledExecutorService scheduler,
       TailCache tailCache,
       WriteCounters stats) {
-    this.nodeId = nodeId;
-    this.nodeEpoch = nodeEpoch;
+    this.ctx = ctx;
+    this.nodeId = ctx.nodeId();
     this.durabilityClass = durabilityClass;
     this.flushInterval = flushInterval;
     this.maxObjectBytes = maxObjectBytes;
@@ -115,10 +110,10 @@ public final class WalWriter {
     this.commitBudget = commitBudget;
     this.backoffInitial = backoffInitial;
     this.store = store;
-    this.meta = meta;
-    this.clock = clock;
-    this.ulids = ulids;
-    this.scheduler = scheduler;
+    this.meta = ctx.meta();
+    this.clock = ctx.clock();
+    this.ulids = ctx.ulids();
+    this.scheduler = ctx.scheduler();
     this.tailCache = tailCache;
     this.stats = stats;
   }
@@ -457,11 +452,7 @@ public final class WalWriter {
       }
       CommitWal cmd =
           new CommitWal(
-              new Origin(nodeId, nodeEpoch.get(), clock.millis()),
-              key,
-              ulid.timestampMillis(),
-              object.bytes().length,
-              List.of(chunks));
+              ctx.origin(), key, ulid.timestampMillis(), object.bytes().length, List.of(chunks));
       long t0 = clock.millis();
       meta.propose(cmd)
           .whenCompleteAsync(

@@ -13,7 +13,6 @@ import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.store.memory.InMemoryObjectStore;
-import dev.loam.testing.SettingsTweak;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +20,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,29 +48,24 @@ public final class CompactionBench {
             dir, MetaSettings.defaults(), EmbeddedMetastore.Options.defaults(), clock, metaExec);
     InMemoryObjectStore store = new InMemoryObjectStore(clock);
     NodeSettings settings =
-        SettingsTweak.with(
-            NodeSettings.defaults().withFlushInterval(Duration.ofMillis(5)),
-            Map.of(
-                "maintenanceInterval",
-                Duration.ofHours(1000),
-                "segmentThresholdBytes",
-                8L << 20,
-                "segmentMaxBytes",
-                64L << 20));
+        NodeSettings.defaults().withFlushInterval(Duration.ofMillis(5)).toBuilder()
+            .maintenanceInterval(Duration.ofHours(1000))
+            .segmentThresholdBytes(8L << 20)
+            .segmentMaxBytes(64L << 20)
+            .build();
     NodeRuntime node =
-        NodeRuntime.start(
-            "n1",
-            settings,
-            store,
-            null,
-            meta,
-            clock,
-            new Random(1),
-            sched,
-            null,
-            Duration.ofSeconds(10),
-            OwnershipSettings.defaults(),
-            CompactionSettings.defaults());
+        NodeRuntime.builder()
+            .nodeId("n1")
+            .settings(settings)
+            .store(store)
+            .meta(meta)
+            .clock(clock)
+            .random(new Random(1))
+            .scheduler(sched)
+            .startTimeout(Duration.ofSeconds(10))
+            .ownershipSettings(OwnershipSettings.defaults())
+            .compactionSettings(CompactionSettings.defaults())
+            .start();
     try {
       node.log().createStream("default", "b", StreamSpec.standard(1)).get(10, TimeUnit.SECONDS);
       StreamInfo info = meta.read(r -> r.stream("default", "b").orElseThrow());

@@ -23,7 +23,6 @@ import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.store.memory.InMemoryObjectStore;
-import dev.loam.testing.SettingsTweak;
 import dev.loam.wal.DurabilityClass;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -122,21 +121,17 @@ final class CompactionHarness implements AutoCloseable {
     this.partitions = partitions;
     this.compaction = compaction;
     this.settings =
-        SettingsTweak.with(
-            NodeSettings.defaults().withFlushInterval(Duration.ofMillis(2)).withTailCacheBytes(0),
-            Map.of(
-                "maintenanceInterval",
-                Duration.ofHours(1000),
-                "segmentThresholdBytes",
-                500L,
-                "segmentMaxBytes",
-                2500L,
-                "segmentEntryMaxBytes",
-                1024,
-                "gcGracePeriod",
-                Duration.ofMinutes(1),
-                "orphanMinAge",
-                Duration.ofMinutes(20)));
+        NodeSettings.defaults()
+            .withFlushInterval(Duration.ofMillis(2))
+            .withTailCacheBytes(0)
+            .toBuilder()
+            .maintenanceInterval(Duration.ofHours(1000))
+            .segmentThresholdBytes(500L)
+            .segmentMaxBytes(2500L)
+            .segmentEntryMaxBytes(1024)
+            .gcGracePeriod(Duration.ofMinutes(1))
+            .orphanMinAge(Duration.ofMinutes(20))
+            .build();
     this.store =
         (ObjectStore)
             Proxy.newProxyInstance(
@@ -179,19 +174,18 @@ final class CompactionHarness implements AutoCloseable {
   }
 
   NodeRuntime start() {
-    return NodeRuntime.start(
-        "n1",
-        settings,
-        store,
-        null,
-        meta,
-        clock,
-        new Random(rnd.nextLong()),
-        sched,
-        null,
-        Duration.ofSeconds(10),
-        OwnershipSettings.defaults(),
-        compaction);
+    return NodeRuntime.builder()
+        .nodeId("n1")
+        .settings(settings)
+        .store(store)
+        .meta(meta)
+        .clock(clock)
+        .random(new Random(rnd.nextLong()))
+        .scheduler(sched)
+        .startTimeout(Duration.ofSeconds(10))
+        .ownershipSettings(OwnershipSettings.defaults())
+        .compactionSettings(compaction)
+        .start();
   }
 
   /** Appends {@code kvs} (key, value pairs; either may be null) to partition {@code p}. */

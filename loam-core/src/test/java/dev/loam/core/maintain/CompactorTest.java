@@ -9,6 +9,7 @@ import dev.loam.api.AppendResult;
 import dev.loam.api.CompactionSettings;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.ProducerIdentity;
+import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.core.read.ReadPath;
 import dev.loam.core.read.TailCache;
@@ -170,13 +171,10 @@ class CompactorTest {
       ReadPath rp = new ReadPath(h.store, new TailCache(0));
       Segmenter seg =
           new Segmenter(
-              "n1",
-              () -> oldEpoch,
-              h.meta,
+              new NodeContext(
+                  "n1", oldEpoch, h.meta, h.clock, new UlidGenerator(new Random(1)), null),
               h.store,
               rp,
-              new UlidGenerator(new Random(1)),
-              h.clock,
               500,
               2500,
               1024);
@@ -185,13 +183,10 @@ class CompactorTest {
       }
       Compactor stale =
           new Compactor(
-              "n1",
-              () -> oldEpoch,
-              h.meta,
+              new NodeContext(
+                  "n1", oldEpoch, h.meta, h.clock, new UlidGenerator(new Random(2)), null),
               h.store,
               rp,
-              new UlidGenerator(new Random(2)),
-              h.clock,
               SETTINGS,
               2500,
               1024);

@@ -13,7 +13,6 @@ import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.store.fs.FileSystemObjectStore;
-import dev.loam.testing.SettingsTweak;
 import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,7 +22,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Random;
@@ -74,26 +72,25 @@ public final class SegmentSnapshotBench {
     FileSystemObjectStore store = new FileSystemObjectStore(tmp.resolve("objects"), io, clock);
     // 1 GiB over 100 partitions is ~10 MiB a partition: segments of 8..16 MiB make one each.
     NodeSettings settings =
-        SettingsTweak.with(
-            NodeSettings.defaults().withFlushInterval(Duration.ofMillis(50)).withTailCacheBytes(0),
-            Map.of(
-                "maintenanceInterval",
-                Duration.ofHours(1000),
-                "segmentThresholdBytes",
-                8L << 20,
-                "segmentMaxBytes",
-                16L << 20));
+        NodeSettings.defaults()
+            .withFlushInterval(Duration.ofMillis(50))
+            .withTailCacheBytes(0)
+            .toBuilder()
+            .maintenanceInterval(Duration.ofHours(1000))
+            .segmentThresholdBytes(8L << 20)
+            .segmentMaxBytes(16L << 20)
+            .build();
     NodeRuntime node =
-        NodeRuntime.start(
-            "bench",
-            settings,
-            store,
-            null,
-            meta,
-            clock,
-            new Random(1),
-            sched,
-            Duration.ofSeconds(30));
+        NodeRuntime.builder()
+            .nodeId("bench")
+            .settings(settings)
+            .store(store)
+            .meta(meta)
+            .clock(clock)
+            .random(new Random(1))
+            .scheduler(sched)
+            .startTimeout(Duration.ofSeconds(30))
+            .start();
     try {
       node.log().createNamespace("ns").join();
       node.log()

@@ -16,9 +16,8 @@ import dev.loam.meta.Metastore;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.spi.store.ObjectInfo;
+import dev.loam.store.ForwardingObjectStore;
 import dev.loam.store.memory.InMemoryObjectStore;
-import dev.loam.testing.ForwardingObjectStore;
-import dev.loam.testing.SettingsTweak;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.ulid.UlidGenerator;
 import java.nio.file.Files;
@@ -29,7 +28,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Random;
@@ -94,19 +92,16 @@ class SegmentsAndGcSimTest {
   long readAheadHits;
 
   static NodeSettings settings() {
-    return SettingsTweak.with(
-        NodeSettings.defaults().withFlushInterval(Duration.ofMillis(2)).withTailCacheBytes(0),
-        Map.of(
-            "maintenanceInterval",
-            Duration.ofHours(1000),
-            "segmentThresholdBytes",
-            600L,
-            "segmentMaxBytes",
-            3000L,
-            "gcGracePeriod",
-            Duration.ofMinutes(1),
-            "orphanMinAge",
-            Duration.ofMinutes(20)));
+    return NodeSettings.defaults()
+        .withFlushInterval(Duration.ofMillis(2))
+        .withTailCacheBytes(0)
+        .toBuilder()
+        .maintenanceInterval(Duration.ofHours(1000))
+        .segmentThresholdBytes(600L)
+        .segmentMaxBytes(3000L)
+        .gcGracePeriod(Duration.ofMinutes(1))
+        .orphanMinAge(Duration.ofMinutes(20))
+        .build();
   }
 
   @Test
@@ -332,16 +327,16 @@ class SegmentsAndGcSimTest {
       Clock clock,
       Random rnd,
       ScheduledExecutorService sched) {
-    return NodeRuntime.start(
-        "n1",
-        settings,
-        store,
-        null,
-        meta,
-        clock,
-        new Random(rnd.nextLong()),
-        sched,
-        Duration.ofSeconds(10));
+    return NodeRuntime.builder()
+        .nodeId("n1")
+        .settings(settings)
+        .store(store)
+        .meta(meta)
+        .clock(clock)
+        .random(new Random(rnd.nextLong()))
+        .scheduler(sched)
+        .startTimeout(Duration.ofSeconds(10))
+        .start();
   }
 
   /**

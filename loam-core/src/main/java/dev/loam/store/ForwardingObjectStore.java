@@ -1,4 +1,4 @@
-package dev.loam.testing;
+package dev.loam.store;
 
 import dev.loam.spi.store.DeleteFailure;
 import dev.loam.spi.store.ListPage;
@@ -10,8 +10,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An object store that forwards every call to another; tests extend it and override the one call
- * they observe or break.
+ * An object store that forwards every call to another, closing included: the base for wrappers that
+ * observe, route or break one call (a cache invalidator, a fault or latency injector, a test
+ * double) without restating the rest of the SPI. A wrapper that does not own its delegate overrides
+ * {@link #close()}.
  */
 public class ForwardingObjectStore implements ObjectStore {
   /** The store every call goes to. */

@@ -1,0 +1,299 @@
+package dev.loam.core.read;
+
+import dev.loam.api.FetchResult;
+import dev.loam.api.FetchedRecord;
+import dev.loam.api.OffsetOutOfRangeException;
+import dev.loam.api.OffsetSpec;
+import dev.loam.core.NodeContext;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.StreamInfo;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The read side of the {@link dev.loam.api.Log} (stream-engine.txt §6): fetches from one index view
+ * of the local replica through the {@link ReadPath}, long-polls on the {@link PartitionWatch} at
+ * the high watermark, waits (bounded) for a consistency token to be applied first, retries once
+ * from a fresh view when a segment swap or trim raced the read, and answers offset lookups
+ * (earliest, latest, by timestamp).
+ */
+public final class Fetcher {
+  private static final int MAX_ENTRIES_PER_FETCH = 256;
+
+  /**
+   * How long a fetch waits for this replica to apply its consistency token at least (capped by the
+   * node's maxFetchWait), even with a shorter or zero maxWait: a replica one round trip behind must
+   * not fail a read-your-writes fetch, while a token it never reaches (a bogus one) still ends.
+   */
+  static final long TOKEN_WAIT_FLOOR_MILLIS = 10_000;
+
+  private final Metastore meta;
+  private final InstantSource clock;
+  private final ScheduledExecutorService scheduler;
+  private final ReadPath readPath;
+  private final PartitionWatch watch;
+  private final Duration maxFetchWait;
+
+  public Fetcher(NodeContext ctx, ReadPath readPath, PartitionWatch watch, Duration maxFetchWait) {
+    this.meta = ctx.meta();
+    this.clock = ctx.clock();
+    this.scheduler = ctx.scheduler();
+    this.readPath = readPath;
+    this.watch = watch;
+    this.maxFetchWait = maxFetchWait;
+  }
+
+  /** Fetches (see {@link dev.loam.api.Log#fetch}). */
+  public CompletableFuture<FetchResult> fetch(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      OptionalLong consistencyToken) {
+    if (maxBytes <= 0 || maxWait == null || maxWait.isNegative()) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "fetch needs maxBytes > 0 and maxWait >= 0 maxBytes="
+                  + maxBytes
+                  + " maxWait="
+                  + maxWait));
+    }
+    long wait = Math.min(maxWait.toMillis(), maxFetchWait.toMillis());
+    long deadline = clock.millis() + wait;
+    FetchRequest req = new FetchRequest(namespace, stream, partition, offset, maxBytes, deadline);
+    if (consistencyToken.isPresent()) {
+      long token = consistencyToken.getAsLong();
+      CompletableFuture<Void> applied = meta.awaitApplied(token);
+      if (!applied.isDone()) {
+        // A token this replica never reaches (a bogus one, or a lagging replica) must not hold
+        // the caller past its wait.
+        CompletableFuture<Void> bounded = new CompletableFuture<>();
+        applied.whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                bounded.complete(null);
+              } else {
+                bounded.completeExceptionally(e);
+              }
+            });
+        var timer =
+            scheduler.schedule(
+                () ->
+                    bounded.completeExceptionally(
+                        new LoamException(
+                            Kind.UNAVAILABLE,
+                            "this node has not applied the consistency token within the wait"
+                                + " token="
+                                + token
+                                + " appliedIndex="
+                                + meta.appliedIndex())),
+                Math.max(wait, Math.min(TOKEN_WAIT_FLOOR_MILLIS, maxFetchWait.toMillis())),
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+        bounded.whenComplete((v, e) -> timer.cancel(false));
+        applied = bounded;
+      }
+      return applied.thenComposeAsync(v -> fetchOnce(req), scheduler);
+    }
+    return fetchOnce(req);
+  }
+
+  private record FetchRequest(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      long deadline,
+      boolean retried) {
+    FetchRequest(
+        String namespace, String stream, int partition, long offset, int maxBytes, long deadline) {
+      this(namespace, stream, partition, offset, maxBytes, deadline, false);
+    }
+
+    FetchRequest retry() {
+      return new FetchRequest(namespace, stream, partition, offset, maxBytes, deadline, true);
+    }
+  }
+
+  private record View(StreamInfo stream, PartitionInfo bounds, List<IndexEntry> entries) {}
+
+  private View view(FetchRequest q) {
+    return meta.read(
+        r -> {
+          StreamInfo s =
+              r.stream(q.namespace(), q.stream())
+                  .orElseThrow(
+                      () ->
+                          new LoamException(
+                              Kind.NOT_FOUND,
+                              "stream not found stream=" + q.namespace() + "/" + q.stream()));
+          if (q.partition() < 0 || q.partition() >= s.config().partitions()) {
+            throw new LoamException(
+                Kind.INVALID,
+                "partition out of range stream="
+                    + q.namespace()
+                    + "/"
+                    + q.stream()
+                    + " partition="
+                    + q.partition()
+                    + " partitions="
+                    + s.config().partitions());
+          }
+          PartitionInfo pi =
+              r.partition(s.id(), q.partition())
+                  .orElseThrow(
+                      () ->
+                          new LoamException(
+                              Kind.NOT_FOUND,
+                              "partition not found stream="
+                                  + q.namespace()
+                                  + "/"
+                                  + q.stream()
+                                  + " partition="
+                                  + q.partition()));
+          List<IndexEntry> entries =
+              q.offset() < pi.highWatermark() && q.offset() >= pi.logStartOffset()
+                  ? r.indexEntries(s.id(), q.partition(), q.offset(), MAX_ENTRIES_PER_FETCH)
+                  : List.of();
+          return new View(s, pi, entries);
+        });
+  }
+
+  private CompletableFuture<FetchResult> fetchOnce(FetchRequest q) {
+    View v;
+    try {
+      v = view(q);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    PartitionInfo b = v.bounds();
+    if (q.offset() < b.logStartOffset() || q.offset() > b.highWatermark()) {
+      return CompletableFuture.failedFuture(
+          new OffsetOutOfRangeException(
+              q.namespace(),
+              q.stream(),
+              q.partition(),
+              q.offset(),
+              b.logStartOffset(),
+              b.highWatermark()));
+    }
+    if (q.offset() == b.highWatermark()) {
+      long remaining = q.deadline() - clock.millis();
+      if (remaining <= 0) {
+        return CompletableFuture.completedFuture(
+            new FetchResult(List.of(), q.offset(), b.highWatermark(), b.logStartOffset()));
+      }
+      CompletableFuture<Void> woken =
+          watch.await(v.stream().id(), q.partition(), remaining * 1_000_000L);
+      // A commit applied between the read above and the registration would not wake us.
+      long hwNow =
+          meta.read(r -> r.partition(v.stream().id(), q.partition()))
+              .map(PartitionInfo::highWatermark)
+              .orElse(b.highWatermark());
+      if (hwNow > q.offset()) {
+        watch.release(v.stream().id(), q.partition(), woken);
+      }
+      return woken.thenComposeAsync(x -> fetchOnce(q), scheduler);
+    }
+    List<FetchedRecord> out = new ArrayList<>();
+    return loadEntries(v, q, 0, q.offset(), 0, out)
+        .thenApply(next -> new FetchResult(out, next, b.highWatermark(), b.logStartOffset()))
+        .exceptionallyCompose(
+            t -> {
+              // A fetch racing a segment swap or a retention trim, then GC: the entries it read
+              // point at an object deleted meanwhile. Read once more from a fresh index view (the
+              // grace period makes a second race practically impossible); if the same entry is
+              // still there, the object is really lost and the error stands.
+              if (!q.retried() && ReadPath.isObjectGone(t)) {
+                return fetchOnce(q.retry());
+              }
+              return CompletableFuture.failedFuture(t);
+            });
+  }
+
+  /**
+   * Reads entries in order until {@code maxBytes} is reached (at least one entry, or one block of a
+   * large segment entry); completes with the next offset to fetch.
+   */
+  private CompletableFuture<Long> loadEntries(
+      View v, FetchRequest q, int i, long next, int bytesSoFar, List<FetchedRecord> out) {
+    // Entries compaction emptied hold no record: keep reading until one is found.
+    if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes() && !out.isEmpty())) {
+      return CompletableFuture.completedFuture(Math.max(next, q.offset()));
+    }
+    IndexEntry e = v.entries().get(i);
+    return readPath
+        .read(e, q.offset(), Math.max(1, q.maxBytes() - bytesSoFar))
+        .thenCompose(
+            s -> {
+              int n = ReadPath.decode(s, q.partition(), q.offset(), out);
+              if (s.endOffset() < e.endOffset()) {
+                // maxBytes reached inside a large segment entry.
+                return CompletableFuture.completedFuture(Math.max(s.endOffset(), q.offset()));
+              }
+              return loadEntries(v, q, i + 1, s.endOffset(), bytesSoFar + n, out);
+            });
+  }
+
+  /** Looks an offset up (see {@link dev.loam.api.Log#listOffset}). */
+  public CompletableFuture<Long> listOffset(
+      String namespace, String stream, int partition, OffsetSpec spec) {
+    View v;
+    try {
+      v = view(new FetchRequest(namespace, stream, partition, -1, 1, 0));
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    PartitionInfo b = v.bounds();
+    if (spec instanceof OffsetSpec.Earliest) {
+      return CompletableFuture.completedFuture(b.logStartOffset());
+    }
+    if (spec instanceof OffsetSpec.Latest) {
+      return CompletableFuture.completedFuture(b.highWatermark());
+    }
+    long ts = ((OffsetSpec.ForTimestamp) spec).millis();
+    Optional<IndexEntry> entry =
+        meta.read(r -> r.entryForTimestamp(v.stream().id(), partition, ts));
+    if (entry.isEmpty()) {
+      return CompletableFuture.completedFuture(b.highWatermark());
+    }
+    IndexEntry e = entry.get();
+    // A large segment entry: the segment's batch index names the first batch with a late enough
+    // record, and only that batch's block is read; otherwise the entry is scanned.
+    return readPath
+        .seekTimestamp(e, ts)
+        .thenCompose(
+            from -> {
+              if (from >= e.endOffset()) {
+                return CompletableFuture.completedFuture(e.endOffset());
+              }
+              long start = Math.max(from, b.logStartOffset());
+              return readPath
+                  .read(e, start, 1)
+                  .thenApply(
+                      s -> {
+                        List<FetchedRecord> recs = new ArrayList<>();
+                        ReadPath.decode(s, partition, start, recs);
+                        for (FetchedRecord r : recs) {
+                          if (r.timestamp() >= ts) {
+                            return r.offset();
+                          }
+                        }
+                        return s.endOffset();
+                      });
+            });
+  }
+}
