@@ -16,9 +16,9 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
- * {@code ./loam bench}: Loam's end-to-end load generator. Runs each scenario {@code
- * --runs} times (interleaved), prints a summary and writes a JSON report and an SVG plot of the
- * latency percentile distributions. See {@link BenchConfig#HELP} for the options.
+ * {@code ./loam bench}: Loam's end-to-end load generator. Runs each scenario {@code --runs} times
+ * (interleaved), prints a summary and writes a JSON report and an SVG plot of the latency
+ * percentile distributions. See {@link BenchConfig#HELP} for the options.
  */
 public final class LoadBench {
   private LoadBench() {}

@@ -110,7 +110,7 @@ public final class Compactor {
   /** One partition to compact: its clean and dirty entries as read in one view. */
   record Plan(PartKey key, List<IndexEntry> clean, List<IndexEntry> dirty, long metaClock) {}
 
-  static boolean isCompacted(IndexEntry e) {
+  public static boolean isCompacted(IndexEntry e) {
     return ObjectLayout.isCompactedSegment(e.objectKey());
   }
 

@@ -75,7 +75,7 @@ public final class Segmenter {
 
   record Candidate(long streamId, int partition, List<IndexEntry> run, long streamEpoch) {}
 
-  static boolean isWal(IndexEntry e) {
+  public static boolean isWal(IndexEntry e) {
     return ObjectLayout.isWal(e.objectKey());
   }
 

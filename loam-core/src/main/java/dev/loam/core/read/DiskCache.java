@@ -154,7 +154,7 @@ public final class DiskCache {
    * Stores the range's bytes (best effort: failures only mean later misses). Completes when the
    * file is in place or the write was skipped; never fails.
    */
-  CompletableFuture<Void> put(String objectKey, long offset, byte[] data) {
+  public CompletableFuture<Void> put(String objectKey, long offset, byte[] data) {
     Range r = new Range(objectKey, offset, data.length);
     byte[] keyBytes = objectKey.getBytes(StandardCharsets.UTF_8);
     long fileBytes = headerBytes(keyBytes.length) + data.length;

@@ -161,7 +161,7 @@ public final class ReadPath {
   }
 
   /** The bytes of one whole index entry. */
-  CompletableFuture<byte[]> load(IndexEntry e) {
+  public CompletableFuture<byte[]> load(IndexEntry e) {
     return loadRange(e.objectKey(), e.byteOffset(), e.byteLength());
   }
 

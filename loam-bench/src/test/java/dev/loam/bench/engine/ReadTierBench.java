@@ -1,4 +1,4 @@
-package dev.loam.core.read;
+package dev.loam.bench.engine;
 
 import dev.loam.api.AppendRecord;
 import dev.loam.api.FetchResult;
@@ -6,6 +6,10 @@ import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.StreamSpec;
 import dev.loam.core.maintain.Segmenter;
+import dev.loam.core.read.DiskCache;
+import dev.loam.core.read.ReadCounters;
+import dev.loam.core.read.ReadPath;
+import dev.loam.core.read.TailCache;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.store.ForwardingObjectStore;

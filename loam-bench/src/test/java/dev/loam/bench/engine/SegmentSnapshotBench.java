@@ -1,10 +1,11 @@
-package dev.loam.core.maintain;
+package dev.loam.bench.engine;
 
 import dev.loam.api.AppendRecord;
 import dev.loam.api.FetchResult;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OffsetSpec;
 import dev.loam.api.StreamSpec;
+import dev.loam.core.maintain.Segmenter;
 import dev.loam.core.node.NodeRuntime;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.IndexEntry;

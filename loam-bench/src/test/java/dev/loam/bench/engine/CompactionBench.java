@@ -1,4 +1,4 @@
-package dev.loam.core.maintain;
+package dev.loam.bench.engine;
 
 import dev.loam.api.AppendRecord;
 import dev.loam.api.CompactionSettings;
@@ -6,6 +6,8 @@ import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.StreamUpdate;
+import dev.loam.core.maintain.Compactor;
+import dev.loam.core.maintain.Segmenter;
 import dev.loam.core.node.NodeRuntime;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
