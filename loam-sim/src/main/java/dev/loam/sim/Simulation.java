@@ -22,6 +22,8 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
 import dev.loam.meta.command.TrimPartition;
+import dev.loam.sim.check.Checker;
+import dev.loam.sim.check.OwnershipChecker;
 import dev.loam.store.express.ExpressObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

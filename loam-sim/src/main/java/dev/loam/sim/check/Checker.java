@@ -1,4 +1,4 @@
-package dev.loam.sim;
+package dev.loam.sim.check;
 
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
@@ -6,6 +6,7 @@ import dev.loam.meta.ApplyListener;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.Outcome;
+import dev.loam.sim.SimClock;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -167,7 +168,8 @@ public final class Checker implements ApplyListener {
     }
   }
 
-  static String value(FetchedRecord r) {
+  /** A record's value as text; the simulation writes UTF-8 values that name their append. */
+  public static String value(FetchedRecord r) {
     return r.value() == null ? "<null>" : new String(r.value(), StandardCharsets.UTF_8);
   }
 }
