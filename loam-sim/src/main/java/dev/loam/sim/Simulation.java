@@ -274,8 +274,8 @@ public final class Simulation {
   }
 
   /**
-   * The invariants checked after every applied command, besides the {@link Checker}'s and the
-   * {@link OwnershipChecker}'s: owner availability, revival time, consumer offsets, trims.
+   * After every applied command: owner availability, revival time, consumer offsets, trims (the
+   * invariants besides the {@link Checker}'s and the {@link OwnershipChecker}'s).
    */
   private void afterApply(Command command, Outcome outcome) {
     availability.trackAvailability();

@@ -29,9 +29,9 @@ import java.util.function.Function;
  */
 public final class Consumers {
   /**
-   * A named consumer as a client process colocated with one node: it takes the lease, reads from
-   * its position and commits; when its node crashes it restarts on another node under a new holder
-   * name and resumes from the committed offset.
+   * A named consumer (stream-engine.txt §7) as a client process colocated with one node: it takes
+   * the lease, reads from its position and commits; when its node crashes it restarts on another
+   * node under a new holder name and resumes from the committed offset.
    */
   private static final class Consumer {
     final String name;
