@@ -134,13 +134,17 @@ public final class Simulation {
     this.store = new SimObjectStore(scheduler, Seeds.stream(seed, "store"), sf, trace);
     this.meta =
         new SimMetastore(scheduler, Seeds.stream(seed, "meta"), scenario.metaFaults(), ms, trace);
+    // The zones join the list below, before any node starts.
+    this.cluster =
+        new SimCluster(
+            ctx, store, zones, meta, scenario.settings(), scenario.ownership(), workRandom);
     this.checker = new Checker(clock, ms.maxFutureStamp().toMillis());
     // Listeners run in this order on every applied command: afterApply reads the ownership state
     // the OwnershipChecker has just taken.
     meta.addApplyListener(checker);
     Function<Function<MetaReader, OwnershipChecker.Snapshot>, OwnershipChecker.Snapshot> reader =
         meta::read;
-    this.ownershipChecker = new OwnershipChecker(checker, reader, this::whyNotDead);
+    this.ownershipChecker = new OwnershipChecker(checker, reader, cluster::whyNotDead);
     meta.addApplyListener(ownershipChecker);
     meta.addApplyListener((index, command, outcome) -> afterApply(command, outcome));
     if (scenario.express()) {
@@ -151,9 +155,6 @@ public final class Simulation {
     ctx.planned(scenario.faultsLine());
     ctx.planned(scenario.settingsLine());
     scheduler.onStep((deadline, seq, periodic) -> trace.add("step " + seq));
-    this.cluster =
-        new SimCluster(
-            ctx, store, zones, meta, scenario.settings(), scenario.ownership(), workRandom);
     this.availability =
         new Availability(ctx, meta, checker, ownershipChecker, cluster, streams, history);
     this.consumerOffsets = new ConsumerOffsets(ctx, meta, checker);
@@ -164,7 +165,8 @@ public final class Simulation {
         new Workload(
             ctx, cluster, meta, store, workRandom, streams, producers, checker, availability);
     this.nemesis =
-        new Nemesis(ctx, cluster, meta, zones, streams, checker, faultRandom, config.nodes());
+        new Nemesis(
+            ctx, cluster, store, meta, zones, streams, checker, faultRandom, config.nodes());
   }
 
   /** Runs {@code seed} with {@link Config#defaults()}. */
@@ -210,9 +212,7 @@ public final class Simulation {
 
   /** Nodes, namespace, streams, producers and consumers, all with the faults off. */
   private void setup() {
-    store.setFaultsEnabled(false);
-    meta.setFaultsEnabled(false);
-    zones.forEach(z -> z.setFaultsEnabled(false));
+    nemesis.perCallFaults(false);
     cluster.startNodes(config.nodes());
     LoamNode first = cluster.nodes().get(0).node();
     await(first.log().createNamespace(SimContext.NS));
@@ -252,9 +252,7 @@ public final class Simulation {
     }
     producers.create(config.producers());
     consumers.create(workRandom.nextInt(3));
-    store.setFaultsEnabled(config.faults());
-    meta.setFaultsEnabled(config.faults());
-    zones.forEach(z -> z.setFaultsEnabled(config.faults()));
+    nemesis.perCallFaults(config.faults());
     trace.add("setup done streams=" + streams);
   }
 
@@ -263,14 +261,6 @@ public final class Simulation {
       throw new IllegalStateException("setup step never completed seed=" + seed);
     }
     return f.join();
-  }
-
-  /**
-   * The liveness judge is the cluster's; it is asked only once commands apply, after the
-   * constructor has built the cluster (which needs the node settings drawn after the checkers).
-   */
-  private String whyNotDead(String id, long epoch) {
-    return cluster.whyNotDead(id, epoch);
   }
 
   /**
@@ -290,13 +280,8 @@ public final class Simulation {
 
   /** Faults off, every node back, every operation answered, then ownership settles. */
   private void heal() {
-    store.setFaultsEnabled(false);
-    meta.setFaultsEnabled(false);
+    nemesis.stop();
     availability.healingStarted();
-    for (SimObjectStore z : zones) {
-      z.setFaultsEnabled(false);
-      z.setDown(false);
-    }
     trace.add("heal");
     cluster.resumeAll();
     // Let restarts, retries and in-flight commits finish (the commit budget is 60 s).

@@ -15,15 +15,17 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The faults of a run above the per-call ones of the stores and the metastore (docs/simulation.md
- * "Faults"): node crashes and restarts, metastore leader changes, process pauses, slot changes,
- * stream transfers, a zone outage, a graceful leave and a clock step of ±90 s on one node. The
- * whole schedule is drawn from the seed's fault stream before the workload starts, and written to
- * the run's fault schedule.
+ * The faults of a run (docs/simulation.md "Faults"). It switches the per-call faults of the store,
+ * the express zones and the metastore on and off (their probabilities are drawn with the run's
+ * settings from the seed's plan stream), and schedules the faults of the run itself: node crashes
+ * and restarts, metastore leader changes, process pauses, slot changes, stream transfers, a zone
+ * outage, a graceful leave and a clock step of ±90 s on one node. That schedule is drawn from the
+ * seed's fault stream before the workload starts, and written to the run's fault schedule.
  */
 public final class Nemesis {
   private final SimContext ctx;
   private final SimCluster cluster;
+  private final SimObjectStore store;
   private final SimMetastore meta;
   private final List<SimObjectStore> zones;
   private final List<SimStream> streams;
@@ -39,6 +41,7 @@ public final class Nemesis {
   public Nemesis(
       SimContext ctx,
       SimCluster cluster,
+      SimObjectStore store,
       SimMetastore meta,
       List<SimObjectStore> zones,
       List<SimStream> streams,
@@ -47,12 +50,26 @@ public final class Nemesis {
       int nodeCount) {
     this.ctx = ctx;
     this.cluster = cluster;
+    this.store = store;
     this.meta = meta;
     this.zones = zones;
     this.streams = streams;
     this.checker = checker;
     this.faultRandom = faultRandom;
     this.nodeCount = nodeCount;
+  }
+
+  /** Switches the per-call faults of the store, the zones and the metastore on or off. */
+  public void perCallFaults(boolean on) {
+    store.setFaultsEnabled(on);
+    meta.setFaultsEnabled(on);
+    zones.forEach(z -> z.setFaultsEnabled(on));
+  }
+
+  /** Healing: the per-call faults stop and a zone that is down comes back. */
+  public void stop() {
+    perCallFaults(false);
+    zones.forEach(z -> z.setDown(false));
   }
 
   /** Draws and schedules every fault at a time within the workload. */
