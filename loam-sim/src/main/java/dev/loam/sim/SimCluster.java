@@ -41,10 +41,12 @@ public final class SimCluster {
       this.clock = clock;
     }
 
+    /** The node id, stable across incarnations ({@code n0}, {@code n1}, ... or {@code reader}). */
     public String id() {
       return id;
     }
 
+    /** The node's own clock: the simulation's plus an offset that a clock step changes. */
     public SimClock.Skewed clock() {
       return clock;
     }
@@ -59,6 +61,7 @@ public final class SimCluster {
       return incarnation;
     }
 
+    /** The current incarnation's process on the scheduler (null before the first start). */
     public SimScheduler.Process process() {
       return process;
     }
@@ -108,6 +111,7 @@ public final class SimCluster {
     this.workRandom = workRandom;
   }
 
+  /** The ownership settings every node runs with (drawn per seed). */
   public OwnershipSettings ownershipSettings() {
     return ownershipSettings;
   }
@@ -121,6 +125,7 @@ public final class SimCluster {
     }
   }
 
+  /** Every node, in the order created; the read-back may add one named {@code reader}. */
   public List<Node> nodes() {
     return nodes;
   }

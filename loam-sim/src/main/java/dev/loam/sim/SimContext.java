@@ -38,18 +38,22 @@ public final class SimContext {
     this.trace = trace;
   }
 
+  /** The root seed every random stream of the run derives from ({@link Seeds}). */
   public long seed() {
     return seed;
   }
 
+  /** The true simulated clock (nodes have skewable views of it). */
   public SimClock clock() {
     return clock;
   }
 
+  /** The one scheduler every task of the run goes through. */
   public SimScheduler scheduler() {
     return scheduler;
   }
 
+  /** The canonical event log whose hash identifies the run. */
   public Trace trace() {
     return trace;
   }
@@ -91,6 +95,7 @@ public final class SimContext {
     pendingOps++;
   }
 
+  /** The answer of an operation counted by {@link #opStarted()} arrived. */
   public void opDone() {
     pendingOps--;
   }

@@ -55,6 +55,7 @@ public final class Simulation {
    * @param workload simulated time during which the workload and the faults run
    */
   public record Config(int nodes, Duration workload, int producers, boolean faults) {
+    /** 3 nodes, 20 s of workload, 3 idempotent producers, faults on. */
     public static Config defaults() {
       return new Config(3, Duration.ofSeconds(20), 3, true);
     }
@@ -71,6 +72,7 @@ public final class Simulation {
       List<String> faultSchedule,
       Map<String, Long> counts,
       List<String> traceTail) {
+    /** No invariant was violated. */
     public boolean ok() {
       return violations.isEmpty();
     }

@@ -66,14 +66,17 @@ public final class Availability {
     this.history = history;
   }
 
+  /** The longest time a stream was not open by a running owner at its owner epoch. */
   public long maxOwnerGapNanos() {
     return maxOwnerGapNanos;
   }
 
+  /** The longest time a closed stream took to open again. */
   public long maxRevivalNanos() {
     return maxRevivalNanos;
   }
 
+  /** The longest gap between two acknowledged appends during the workload. */
   public long maxAckGapNanos() {
     return maxAckGapNanos;
   }

@@ -46,25 +46,35 @@ public final class Checker implements ApplyListener {
   private long fetchesChecked;
   private long observations;
 
+  /**
+   * @param maxFutureStampMillis how far ahead of the metastore's clock a command may be stamped
+   */
   public Checker(SimClock clock, long maxFutureStampMillis) {
     this.clock = clock;
     this.maxFutureStampMillis = maxFutureStampMillis;
   }
 
+  /** The violations found so far, each prefixed with its simulated time. */
   public List<String> violations() {
     return List.copyOf(violations);
   }
 
+  /**
+   * Records a violation; only the first 100 are kept, so a run broken on every event stays
+   * reportable.
+   */
   public void violation(String v) {
     if (violations.size() < 100) {
       violations.add("t=" + clock.millis() + " " + v);
     }
   }
 
+  /** Fetch results checked so far. */
   public long fetchesChecked() {
     return fetchesChecked;
   }
 
+  /** Records observed at their offsets so far. */
   public long observations() {
     return observations;
   }

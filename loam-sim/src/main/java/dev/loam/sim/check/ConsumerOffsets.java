@@ -39,6 +39,7 @@ public final class ConsumerOffsets {
   private final Checker checker;
   private final List<Tracked> consumers = new ArrayList<>();
 
+  /** Judges the consumers registered with {@link #track}; violations go to {@code checker}. */
   public ConsumerOffsets(SimContext ctx, SimMetastore meta, Checker checker) {
     this.ctx = ctx;
     this.meta = meta;

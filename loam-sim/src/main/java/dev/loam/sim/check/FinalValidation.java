@@ -52,6 +52,7 @@ public final class FinalValidation {
   private long absentDefinite;
   private long trimmed;
 
+  /** Validates the run of these stores, streams and history; violations go to {@code checker}. */
   public FinalValidation(
       SimContext ctx,
       SimMetastore meta,

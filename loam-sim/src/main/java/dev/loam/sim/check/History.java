@@ -33,10 +33,12 @@ public final class History {
       this.idempotent = idempotent;
     }
 
+    /** The append's number in the run, part of each of its record values. */
     public int id() {
       return id;
     }
 
+    /** The stream appended to. */
     public SimStream stream() {
       return stream;
     }
@@ -46,10 +48,12 @@ public final class History {
       return Collections.unmodifiableList(values);
     }
 
+    /** Sent by an idempotent producer (retried with the same identity), or a plain append. */
     public boolean idempotent() {
       return idempotent;
     }
 
+    /** Simulated time the first attempt was sent, or -1 before it. */
     public long sentNanos() {
       return sentNanos;
     }
@@ -64,6 +68,7 @@ public final class History {
       return acked;
     }
 
+    /** Attempts sent so far. */
     public int attempts() {
       return attempts;
     }
@@ -88,10 +93,12 @@ public final class History {
       attempts++;
     }
 
+    /** An attempt was acknowledged with these positions. */
     public void acknowledged(AppendResult result) {
       acked = result;
     }
 
+    /** An attempt failed with OUTCOME_UNKNOWN: it may have been appended. */
     public void outcomeUnknown() {
       unknown = true;
     }
@@ -106,6 +113,7 @@ public final class History {
     return a;
   }
 
+  /** Every append, in the order they began. */
   public List<Append> appends() {
     return Collections.unmodifiableList(appends);
   }

@@ -82,6 +82,7 @@ public final class OwnershipChecker implements ApplyListener {
     return last;
   }
 
+  /** Nodes declared dead by an applied {@code ExpireNode} so far. */
   public long deaths() {
     return deaths;
   }
@@ -93,10 +94,12 @@ public final class OwnershipChecker implements ApplyListener {
     return fencedRefusals;
   }
 
+  /** Stream epochs opened so far (a stream opened, or opened again at a new epoch). */
   public long opens() {
     return opens;
   }
 
+  /** {@code PlaceStream} commands that placed a stream so far. */
   public long placements() {
     return placements;
   }
@@ -291,6 +294,7 @@ public final class OwnershipChecker implements ApplyListener {
     return best;
   }
 
+  /** The ownership part of the state {@code r} reads. */
   public static Snapshot snapshot(MetaReader r) {
     Map<String, NodeView> nodes = new TreeMap<>();
     for (NodeInfo n : r.nodes()) {
