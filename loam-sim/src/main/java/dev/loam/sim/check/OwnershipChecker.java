@@ -1,4 +1,4 @@
-package dev.loam.sim;
+package dev.loam.sim.check;
 
 import dev.loam.meta.ApplyListener;
 import dev.loam.meta.MetaReader;
@@ -47,10 +47,10 @@ public final class OwnershipChecker implements ApplyListener {
   }
 
   /** One node as the replicated state had it. */
-  record NodeView(String id, long epoch, boolean live, int slots) {}
+  public record NodeView(String id, long epoch, boolean live, int slots) {}
 
   /** The ownership part of the replicated state at one index. */
-  record Snapshot(
+  public record Snapshot(
       Map<String, NodeView> nodes, Map<Long, StreamOwnership> owners, String placement) {
     static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), null);
   }
@@ -78,10 +78,11 @@ public final class OwnershipChecker implements ApplyListener {
   }
 
   /** The ownership state after the last applied command. */
-  Snapshot current() {
+  public Snapshot current() {
     return last;
   }
 
+  /** Nodes declared dead by an applied {@code ExpireNode} so far. */
   public long deaths() {
     return deaths;
   }
@@ -93,10 +94,12 @@ public final class OwnershipChecker implements ApplyListener {
     return fencedRefusals;
   }
 
+  /** Stream epochs opened so far (a stream opened, or opened again at a new epoch). */
   public long opens() {
     return opens;
   }
 
+  /** {@code PlaceStream} commands that placed a stream so far. */
   public long placements() {
     return placements;
   }
@@ -291,7 +294,8 @@ public final class OwnershipChecker implements ApplyListener {
     return best;
   }
 
-  static Snapshot snapshot(MetaReader r) {
+  /** The ownership part of the state {@code r} reads. */
+  public static Snapshot snapshot(MetaReader r) {
     Map<String, NodeView> nodes = new TreeMap<>();
     for (NodeInfo n : r.nodes()) {
       NodeStatus st = r.nodeStatus(n.id()).orElse(null);

@@ -1,4 +1,4 @@
-package dev.loam.sim;
+package dev.loam.sim.check;
 
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
@@ -6,6 +6,7 @@ import dev.loam.meta.ApplyListener;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.Outcome;
+import dev.loam.sim.SimClock;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,25 +46,35 @@ public final class Checker implements ApplyListener {
   private long fetchesChecked;
   private long observations;
 
+  /**
+   * @param maxFutureStampMillis how far ahead of the metastore's clock a command may be stamped
+   */
   public Checker(SimClock clock, long maxFutureStampMillis) {
     this.clock = clock;
     this.maxFutureStampMillis = maxFutureStampMillis;
   }
 
+  /** The violations found so far, each prefixed with its simulated time. */
   public List<String> violations() {
     return List.copyOf(violations);
   }
 
+  /**
+   * Records a violation; only the first 100 are kept, so a run broken on every event stays
+   * reportable.
+   */
   public void violation(String v) {
     if (violations.size() < 100) {
       violations.add("t=" + clock.millis() + " " + v);
     }
   }
 
+  /** Fetch results checked so far. */
   public long fetchesChecked() {
     return fetchesChecked;
   }
 
+  /** Records observed at their offsets so far. */
   public long observations() {
     return observations;
   }
@@ -167,7 +178,8 @@ public final class Checker implements ApplyListener {
     }
   }
 
-  static String value(FetchedRecord r) {
+  /** A record's value as text; the simulation writes UTF-8 values that name their append. */
+  public static String value(FetchedRecord r) {
     return r.value() == null ? "<null>" : new String(r.value(), StandardCharsets.UTF_8);
   }
 }

@@ -1,0 +1,97 @@
+package dev.loam.sim;
+
+import dev.loam.api.NodeSettings;
+import dev.loam.api.OwnershipSettings;
+import java.time.Duration;
+import java.util.SplittableRandom;
+
+/**
+ * The shape of one run as the seed's {@code plan} stream decides it: the per-call fault
+ * probabilities of the stores and the metastore, the node settings (flush interval 20–250 ms, 1–4
+ * objects in flight, tail cache on or off, maintenance every 2 s with an 8 KiB segment threshold
+ * and a 10 s GC grace period), the ownership settings (liveness timeout 6–12 s, ownership step
+ * 100–300 ms, drain 3 s) and whether the run has the three express zones.
+ *
+ * @param tailCache whether the nodes have a tail cache (off forces reads through the store)
+ * @param express whether the run has the three zonal stores of the express class
+ */
+record Scenario(
+    SimObjectStore.Faults storeFaults,
+    SimMetastore.Faults metaFaults,
+    boolean tailCache,
+    OwnershipSettings ownership,
+    NodeSettings settings,
+    boolean express) {
+
+  /** Draws a scenario; without faults the probabilities are zero, the settings still drawn. */
+  static Scenario draw(SplittableRandom plan, boolean faults) {
+    SimObjectStore.Faults sf =
+        faults
+            ? new SimObjectStore.Faults(
+                plan.nextDouble() * 0.10,
+                plan.nextDouble() * 0.05,
+                plan.nextDouble() * 0.05,
+                plan.nextDouble() * 0.02,
+                500 + plan.nextInt(5_000))
+            : SimObjectStore.Faults.none();
+    SimMetastore.Faults mf =
+        faults
+            ? new SimMetastore.Faults(
+                plan.nextDouble() * 0.10,
+                plan.nextDouble() * 0.03,
+                plan.nextDouble() * 0.05,
+                plan.nextDouble() * 0.05,
+                200 + plan.nextInt(3_000))
+            : SimMetastore.Faults.none();
+    boolean tailCache = plan.nextBoolean();
+    OwnershipSettings ownership =
+        new OwnershipSettings(
+            Duration.ofMillis(6_000 + plan.nextInt(6_000)),
+            Duration.ofMillis(100 + plan.nextInt(200)),
+            Duration.ofSeconds(3));
+    NodeSettings settings =
+        new NodeSettings(
+            "",
+            "",
+            1,
+            Duration.ofMillis(20 + plan.nextInt(230)),
+            Duration.ofMillis(5),
+            1 << 20,
+            1 + plan.nextInt(4),
+            Duration.ofSeconds(60),
+            8L << 20,
+            tailCache ? 64L << 10 : 0,
+            Duration.ofSeconds(60),
+            10_000,
+            Duration.ofMillis(10),
+            Duration.ofSeconds(2),
+            8L << 10,
+            64L << 10,
+            1 << 10,
+            Duration.ofSeconds(10),
+            Duration.ofHours(1));
+    boolean express = plan.nextBoolean();
+    return new Scenario(sf, mf, tailCache, ownership, settings, express);
+  }
+
+  /** The fault schedule's first line. */
+  String faultsLine() {
+    return "faults " + storeFaults + " " + metaFaults;
+  }
+
+  /** The fault schedule's second line. */
+  String settingsLine() {
+    return "settings flush="
+        + settings.standardFlushInterval().toMillis()
+        + "ms inFlight="
+        + settings.maxObjectsInFlight()
+        + " tailCache="
+        + tailCache
+        + " liveness="
+        + ownership.livenessTimeout().toMillis()
+        + "ms tick="
+        + ownership.tickInterval().toMillis()
+        + "ms express="
+        + express;
+  }
+}

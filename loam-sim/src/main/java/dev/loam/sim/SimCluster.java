@@ -1,0 +1,325 @@
+package dev.loam.sim;
+
+import dev.loam.api.LoamNode;
+import dev.loam.api.NodeSettings;
+import dev.loam.api.OwnershipSettings;
+import dev.loam.error.LoamException;
+import dev.loam.store.express.ExpressObjectStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The nodes of a run and what can happen to them: start (a new incarnation with a fresh epoch),
+ * crash and restart, pause and resume, graceful close, a clock step, and healing. Every node is a
+ * real {@link LoamNode} on the shared {@link SimObjectStore} (and the express zones, when the seed
+ * has them) and {@link SimMetastore}, with its own skewable clock, its own {@link
+ * SimScheduler.Process} and its own random stream per incarnation.
+ *
+ * <p>It also answers the {@link dev.loam.sim.check.OwnershipChecker}'s liveness question, because
+ * only the harness knows what it did to a node ({@link #whyNotDead}).
+ */
+public final class SimCluster {
+
+  /** One node id across its incarnations; {@link #node()} is null while it is down. */
+  public static final class Node {
+    final String id;
+    final SimClock.Skewed clock;
+    LoamNode node;
+    int incarnation;
+    SimScheduler.Process process;
+
+    /** When this node last started or resumed: a death verdict soon after is explainable. */
+    long disturbedAtNanos;
+
+    boolean leaving;
+
+    Node(String id, SimClock.Skewed clock) {
+      this.id = id;
+      this.clock = clock;
+    }
+
+    /** The node id, stable across incarnations ({@code n0}, {@code n1}, ... or {@code reader}). */
+    public String id() {
+      return id;
+    }
+
+    /** The node's own clock: the simulation's plus an offset that a clock step changes. */
+    public SimClock.Skewed clock() {
+      return clock;
+    }
+
+    /** The running incarnation, or null while the node is crashed, closed or refused a start. */
+    public LoamNode node() {
+      return node;
+    }
+
+    /** How many times this node was started; a client colocated with it dies with each one. */
+    public int incarnation() {
+      return incarnation;
+    }
+
+    /** The current incarnation's process on the scheduler (null before the first start). */
+    public SimScheduler.Process process() {
+      return process;
+    }
+
+    /** A graceful leave is under way: the node is on its way out. */
+    public boolean leaving() {
+      return leaving;
+    }
+
+    /** A node a client can reach: started, not paused (a paused process answers nothing). */
+    public boolean running() {
+      return node != null && !process.paused();
+    }
+  }
+
+  private final SimContext ctx;
+  private final SimClock clock;
+  private final Trace trace;
+  private final SimObjectStore store;
+  private final List<SimObjectStore> zones;
+  private final SimMetastore meta;
+  private final NodeSettings settings;
+  private final OwnershipSettings ownershipSettings;
+  private final SplittableRandom workRandom;
+  private final List<Node> nodes = new ArrayList<>();
+
+  /**
+   * @param zones the three zonal stores of the express class, or empty
+   * @param workRandom the workload's stream: a client picks the node it talks to from it
+   */
+  SimCluster(
+      SimContext ctx,
+      SimObjectStore store,
+      List<SimObjectStore> zones,
+      SimMetastore meta,
+      NodeSettings settings,
+      OwnershipSettings ownershipSettings,
+      SplittableRandom workRandom) {
+    this.ctx = ctx;
+    this.clock = ctx.clock();
+    this.trace = ctx.trace();
+    this.store = store;
+    this.zones = zones;
+    this.meta = meta;
+    this.settings = settings;
+    this.ownershipSettings = ownershipSettings;
+    this.workRandom = workRandom;
+  }
+
+  /** The ownership settings every node runs with (drawn per seed). */
+  public OwnershipSettings ownershipSettings() {
+    return ownershipSettings;
+  }
+
+  /** Creates and starts nodes {@code n0 .. n<count-1>}, each with a true clock. */
+  void startNodes(int count) {
+    for (int i = 0; i < count; i++) {
+      Node n = new Node("n" + i, clock.skewed(Duration.ZERO));
+      nodes.add(n);
+      start(n);
+    }
+  }
+
+  /** Every node, in the order created; the read-back may add one named {@code reader}. */
+  public List<Node> nodes() {
+    return nodes;
+  }
+
+  /** Starts a new incarnation of {@code n}; false when the node refused to start. */
+  boolean start(Node n) {
+    n.incarnation++;
+    n.process = ctx.scheduler().process(n.id + "#" + n.incarnation);
+    n.disturbedAtNanos = clock.nanos();
+    n.leaving = false;
+    try {
+      LoamNode.Builder b = LoamNode.builder();
+      if (!zones.isEmpty()) {
+        // Each node in its own zone (n0 in zone 0, ...): reads try the local zone first.
+        int local = Math.floorMod(n.id.hashCode(), 3);
+        b.expressStore(new ExpressObjectStore(List.copyOf(zones), local));
+      }
+      n.node =
+          b.nodeId(n.id)
+              .objectStore(store)
+              .metastore(meta)
+              .clock(n.clock)
+              .random(Seeds.stream(ctx.seed(), "node-" + n.id + "-" + n.incarnation))
+              .scheduler(n.process)
+              .settings(settings)
+              .ownership(ownershipSettings)
+              .start();
+      trace.add("node start " + n.id + " epoch=" + n.node.epoch());
+      return true;
+    } catch (LoamException e) {
+      n.node = null;
+      trace.add("node start refused " + n.id + " kind=" + e.kind());
+      ctx.count("nodeStartRefused");
+      return false;
+    }
+  }
+
+  /** The node with this id, or null. */
+  public Node byId(String id) {
+    return nodes.stream().filter(x -> x.id.equals(id)).findFirst().orElse(null);
+  }
+
+  /** A running node drawn from the workload's stream, or null when none is running. */
+  public Node liveNode() {
+    List<Node> live = nodes.stream().filter(Node::running).toList();
+    return live.isEmpty() ? null : live.get(workRandom.nextInt(live.size()));
+  }
+
+  /** {@link LoamNode#crash()}: unflushed buffers are lost; the same id starts again later. */
+  public void crash(String id, long downMillis) {
+    Node n = nodes.stream().filter(x -> x.id.equals(id)).findFirst().orElseThrow();
+    if (n.node == null) {
+      return;
+    }
+    trace.add("node crash " + id);
+    ctx.count("crashes");
+    LoamNode old = n.node;
+    n.node = null;
+    old.crash();
+    restartAfter(n, downMillis);
+  }
+
+  /** Starts a new process of {@code n} after {@code downMillis}, unless one runs by then. */
+  public void restartAfter(Node n, long downMillis) {
+    ctx.scheduler()
+        .schedule(
+            () -> {
+              if (n.node == null) {
+                start(n);
+              }
+            },
+            downMillis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** The node's process stops (a SIGSTOP, a long GC): no renewals, no timers; same epoch after. */
+  public void pause(String id, long lengthMillis) {
+    Node n = byId(id);
+    if (!n.running()) {
+      return;
+    }
+    SimScheduler.Process p = n.process;
+    p.pause();
+    trace.add("node pause " + id);
+    ctx.count("pauses");
+    ctx.scheduler()
+        .schedule(
+            () -> {
+              if (p.paused()) {
+                p.resume();
+                if (n.process == p) {
+                  n.disturbedAtNanos = clock.nanos();
+                }
+                trace.add("node resume " + id);
+              }
+            },
+            lengthMillis,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** A graceful leave of {@code n} begins: from now on a client treats it as gone. */
+  public void beginLeave(Node n) {
+    n.leaving = true;
+  }
+
+  /** The incarnation {@code n} closed gracefully; it is down until {@link #restartAfter}. */
+  public void closed(Node n) {
+    n.node = null;
+  }
+
+  /** The clock of node {@code id} steps to {@code offset} from the true time. */
+  public void stepClock(String id, Duration offset) {
+    nodes.stream().filter(n -> n.id.equals(id)).forEach(n -> n.clock.setOffset(offset));
+  }
+
+  /** Healing: every paused process resumes (and counts as disturbed now). */
+  void resumeAll() {
+    for (Node n : nodes) {
+      if (n.process != null && n.process.paused()) {
+        n.process.resume();
+        n.disturbedAtNanos = clock.nanos();
+      }
+    }
+  }
+
+  /** Healing: every node that is down starts again. */
+  void startStopped() {
+    for (Node n : nodes) {
+      if (n.node == null) {
+        start(n);
+      }
+    }
+  }
+
+  /**
+   * Healing: slots back to 1 everywhere (a slots fault may have left every node out of placement).
+   */
+  void restoreSlots() {
+    for (Node n : nodes) {
+      Node via = liveNode();
+      if (via != null) {
+        ctx.opStarted();
+        via.node.log().setNodeSlots(n.id, 1).whenComplete((d, e) -> ctx.opDone());
+      }
+    }
+  }
+
+  /**
+   * A started node with a true clock for the read-back; a fresh node named {@code reader} when
+   * there is none. Null when that one cannot start either.
+   */
+  Node readBackNode() {
+    Node reader =
+        nodes.stream()
+            .filter(n -> n.node != null && n.clock.offset().isZero())
+            .findFirst()
+            .orElse(null);
+    if (reader == null) {
+      Node fresh = new Node("reader", clock.skewed(Duration.ZERO));
+      nodes.add(fresh);
+      if (!start(fresh)) {
+        return null;
+      }
+      reader = fresh;
+    }
+    return reader;
+  }
+
+  /**
+   * The liveness judge: null when a death verdict on {@code id} at {@code epoch} is explained by
+   * what the simulation did to the node (crashed, left, paused or resumed within the liveness
+   * timeout, or its clock ahead past the future-stamp limit so that its renewals are refused).
+   */
+  String whyNotDead(String id, long epoch) {
+    Node n = byId(id);
+    if (n == null || n.node == null || n.node.epoch() != epoch || n.leaving) {
+      return null;
+    }
+    if (n.process.paused()) {
+      return null;
+    }
+    if (n.clock.offset().compareTo(Duration.ZERO) > 0) {
+      return null; // docs/ownership.md "Known limits": its commands are refused FUTURE_STAMP
+    }
+    long runningMillis = TimeUnit.NANOSECONDS.toMillis(clock.nanos() - n.disturbedAtNanos);
+    long liveness = ownershipSettings.livenessTimeout().toMillis();
+    if (runningMillis < liveness) {
+      return null;
+    }
+    return "it was running, unpaused, for "
+        + runningMillis
+        + "ms (liveness timeout "
+        + liveness
+        + "ms) clockOffset="
+        + n.clock.offset();
+  }
+}

@@ -1,0 +1,239 @@
+package dev.loam.sim.actor;
+
+import dev.loam.api.AppendRecord;
+import dev.loam.api.AppendResult;
+import dev.loam.api.ProducerIdentity;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.sim.SimCluster;
+import dev.loam.sim.SimContext;
+import dev.loam.sim.SimStream;
+import dev.loam.sim.check.Availability;
+import dev.loam.sim.check.Checker;
+import dev.loam.sim.check.History;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The clients that append: plain appends (1–3 records, explicit partition or keyed) that are never
+ * retried, and idempotent producers, each bound to one partition, whose batches are retried with
+ * the same identity and bytes on UNAVAILABLE, OUTCOME_UNKNOWN, FENCED or CONFLICT (up to 40
+ * attempts, through any reachable node) and abandoned with an epoch bump otherwise.
+ *
+ * <p>Every answer is a verdict recorded in the {@link History} and checked as it arrives: an
+ * acknowledgement is observed at its offsets, and an append never fails INTERNAL, CORRUPTION or
+ * INVALID.
+ */
+public final class Producers {
+  private static final class Producer {
+    final long id;
+    final SimStream stream;
+    final int partition;
+    short epoch;
+    int sequence;
+    History.Append outstanding;
+    ProducerIdentity identity;
+
+    Producer(long id, SimStream stream, int partition) {
+      this.id = id;
+      this.stream = stream;
+      this.partition = partition;
+    }
+  }
+
+  private final SimContext ctx;
+  private final SimCluster cluster;
+  private final SplittableRandom workRandom;
+  private final List<SimStream> streams;
+  private final History history;
+  private final Checker checker;
+  private final Availability availability;
+  private final List<Producer> producers = new ArrayList<>();
+
+  /**
+   * @param workRandom the workload's stream, shared with the other clients in draw order
+   */
+  public Producers(
+      SimContext ctx,
+      SimCluster cluster,
+      SplittableRandom workRandom,
+      List<SimStream> streams,
+      History history,
+      Checker checker,
+      Availability availability) {
+    this.ctx = ctx;
+    this.cluster = cluster;
+    this.workRandom = workRandom;
+    this.streams = streams;
+    this.history = history;
+    this.checker = checker;
+    this.availability = availability;
+  }
+
+  /** Adds {@code count} idempotent producers, each on a partition drawn from the streams. */
+  public void create(int count) {
+    for (int p = 0; p < count; p++) {
+      SimStream st = streams.get(workRandom.nextInt(streams.size()));
+      producers.add(new Producer(1000 + p, st, workRandom.nextInt(st.partitions())));
+    }
+  }
+
+  /** No idempotent batch is waiting for its verdict. */
+  public boolean settled() {
+    return producers.stream().allMatch(p -> p.outstanding == null);
+  }
+
+  /** One plain append through a running node (none when no node runs). */
+  public void plainAppend() {
+    SimCluster.Node n = cluster.liveNode();
+    if (n == null) {
+      return;
+    }
+    SimStream st = streams.get(workRandom.nextInt(streams.size()));
+    History.Append a = history.begin(st, false);
+    int partition = workRandom.nextBoolean() ? workRandom.nextInt(st.partitions()) : -1;
+    List<AppendRecord> recs = records(a, partition, 1 + workRandom.nextInt(3));
+    a.attempt(ctx.clock().nanos(), n.clock().offset().isZero());
+    ctx.trace().add("append a=" + a.id() + " node=" + n.id() + " records=" + recs.size());
+    ctx.opStarted();
+    n.node()
+        .log()
+        .append(SimContext.NS, st.name(), recs)
+        .whenComplete(
+            (res, e) -> {
+              ctx.opDone();
+              verdict(a, res, e);
+            });
+  }
+
+  /** The next batch of a producer drawn at random, unless its last one is still outstanding. */
+  public void idempotentAppend() {
+    Producer p = producers.get(workRandom.nextInt(producers.size()));
+    if (p.outstanding == null) {
+      nextIdempotent(p);
+    }
+  }
+
+  private List<AppendRecord> records(History.Append a, int partition, int n) {
+    List<AppendRecord> recs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String v = "a" + a.id() + ".r" + i + "." + "x".repeat(workRandom.nextInt(300));
+      a.addValue(v);
+      AppendRecord rec =
+          AppendRecord.of(
+              ("k" + workRandom.nextInt(16)).getBytes(StandardCharsets.UTF_8),
+              v.getBytes(StandardCharsets.UTF_8));
+      if (partition >= 0) {
+        rec = rec.toPartition(partition);
+      }
+      recs.add(rec);
+    }
+    return recs;
+  }
+
+  private void nextIdempotent(Producer p) {
+    History.Append a = history.begin(p.stream, true);
+    p.outstanding = a;
+    p.identity = new ProducerIdentity(p.id, p.epoch, p.sequence);
+    List<AppendRecord> recs = records(a, p.partition, 1 + workRandom.nextInt(3));
+    sendIdempotent(p, recs);
+  }
+
+  private void sendIdempotent(Producer p, List<AppendRecord> recs) {
+    History.Append a = p.outstanding;
+    SimCluster.Node n = cluster.liveNode();
+    if (n == null) {
+      retryLater(p, recs);
+      return;
+    }
+    a.attempt(ctx.clock().nanos(), n.clock().offset().isZero());
+    ctx.trace()
+        .add(
+            "idem a="
+                + a.id()
+                + " node="
+                + n.id()
+                + " id="
+                + p.identity
+                + " attempt="
+                + a.attempts());
+    ctx.opStarted();
+    n.node()
+        .log()
+        .append(SimContext.NS, p.stream.name(), recs, p.identity)
+        .whenComplete(
+            (res, e) -> {
+              ctx.opDone();
+              verdict(a, res, e);
+              if (e == null) {
+                p.sequence += recs.size();
+                p.outstanding = null;
+                return;
+              }
+              Kind k = SimContext.kind(e);
+              boolean retriable =
+                  k == Kind.UNAVAILABLE
+                      || k == Kind.OUTCOME_UNKNOWN
+                      || k == Kind.FENCED
+                      || k == Kind.CONFLICT;
+              if (retriable && a.attempts() < 40) {
+                retryLater(p, recs);
+              } else {
+                // Give up on this batch: a Kafka producer re-initialises with a new epoch.
+                ctx.trace().add("idem abandon a=" + a.id() + " kind=" + k);
+                ctx.count("idempotentAbandoned");
+                p.epoch++;
+                p.sequence = 0;
+                p.outstanding = null;
+              }
+            });
+  }
+
+  private void retryLater(Producer p, List<AppendRecord> recs) {
+    ctx.count("idempotentRetries");
+    ctx.opStarted();
+    ctx.scheduler()
+        .schedule(
+            () -> {
+              ctx.opDone();
+              sendIdempotent(p, recs);
+            },
+            50 + workRandom.nextInt(450),
+            TimeUnit.MILLISECONDS);
+  }
+
+  private void verdict(History.Append a, AppendResult res, Throwable e) {
+    if (e == null) {
+      ctx.trace()
+          .add("ack a=" + a.id() + " positions=" + res.positions() + " dup=" + res.duplicate());
+      if (a.acked() != null) {
+        checker.violation("append acknowledged twice a=" + a.id());
+      }
+      a.acknowledged(res);
+      availability.acknowledged();
+      if (res.positions().size() != a.values().size()) {
+        checker.violation("ack with wrong position count a=" + a.id());
+        return;
+      }
+      for (int i = 0; i < a.values().size(); i++) {
+        AppendResult.RecordPosition pos = res.positions().get(i);
+        checker.observe(
+            new Checker.Part(a.stream().name(), pos.partition()),
+            pos.offset(),
+            a.values().get(i),
+            "ack a=" + a.id());
+      }
+      return;
+    }
+    Kind k = SimContext.kind(e);
+    ctx.trace().add("fail a=" + a.id() + " kind=" + k);
+    ctx.count("appendFailed." + k);
+    if (k == Kind.OUTCOME_UNKNOWN) {
+      a.outcomeUnknown();
+    } else if (k == Kind.INTERNAL || k == Kind.CORRUPTION || k == Kind.INVALID) {
+      checker.violation("append failed with kind=" + k + " a=" + a.id() + " " + e);
+    }
+  }
+}
