@@ -49,27 +49,23 @@ record Scenario(
             Duration.ofMillis(6_000 + plan.nextInt(6_000)),
             Duration.ofMillis(100 + plan.nextInt(200)),
             Duration.ofSeconds(3));
+    // Drawn in this order (flush interval, then objects in flight): the seed's trace depends on it.
+    Duration flushInterval = Duration.ofMillis(20 + plan.nextInt(230));
+    int objectsInFlight = 1 + plan.nextInt(4);
     NodeSettings settings =
-        new NodeSettings(
-            "",
-            "",
-            1,
-            Duration.ofMillis(20 + plan.nextInt(230)),
-            Duration.ofMillis(5),
-            1 << 20,
-            1 + plan.nextInt(4),
-            Duration.ofSeconds(60),
-            8L << 20,
-            tailCache ? 64L << 10 : 0,
-            Duration.ofSeconds(60),
-            10_000,
-            Duration.ofMillis(10),
-            Duration.ofSeconds(2),
-            8L << 10,
-            64L << 10,
-            1 << 10,
-            Duration.ofSeconds(10),
-            Duration.ofHours(1));
+        NodeSettings.builder()
+            .standardFlushInterval(flushInterval)
+            .walObjectMaxBytes(1 << 20)
+            .maxObjectsInFlight(objectsInFlight)
+            .maxBufferedBytes(8L << 20)
+            .tailCacheBytes(tailCache ? 64L << 10 : 0)
+            .maxWaitingFetches(10_000)
+            .maintenanceInterval(Duration.ofSeconds(2))
+            .segmentThresholdBytes(8L << 10)
+            .segmentMaxBytes(64L << 10)
+            .segmentEntryMaxBytes(1 << 10)
+            .gcGracePeriod(Duration.ofSeconds(10))
+            .build();
     boolean express = plan.nextBoolean();
     return new Scenario(sf, mf, tailCache, ownership, settings, express);
   }
