@@ -13,14 +13,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns any failure into an RFC 9457 problem document (docs/http-api.md "Errors"). The body never
- * carries a stack trace; unexpected exceptions are logged here and answered as {@code internal}.
+ * Turns any failure into an RFC 9457 problem document (docs/reference/http-api.md "Errors"). The
+ * body never carries a stack trace; unexpected exceptions are logged here and answered as {@code
+ * internal}.
  */
 public final class Errors {
   private static final Logger LOG = LoggerFactory.getLogger(Errors.class);
 
   /** Seconds a client should wait before retrying an UNAVAILABLE answer. */
-  static final String RETRY_AFTER_SECONDS = "1";
+  public static final String RETRY_AFTER_SECONDS = "1";
 
   /**
    * The problem member carrying a computed wait in seconds (a 429 over the ingest quota); when
