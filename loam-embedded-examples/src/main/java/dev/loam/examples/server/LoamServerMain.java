@@ -1,6 +1,8 @@
-package dev.loam.http;
+package dev.loam.examples.server;
 
 import dev.loam.api.LoamNode;
+import dev.loam.http.IngestQuota;
+import dev.loam.http.LoamHttpServer;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -11,7 +13,8 @@ import java.util.concurrent.CountDownLatch;
  * finish, flushes the node (every pending append is acknowledged or failed), and exits.
  *
  * <pre>
- * java -cp 'loam-http/target/classes:loam-http/target/lib/*' dev.loam.http.LoamServerMain \
+ * java -cp 'loam-embedded-examples/target/classes:loam-embedded-examples/target/lib/*' \
+ *     dev.loam.examples.server.LoamServerMain \
  *     [--data-dir DIR] [--port 8080] [--host 127.0.0.1] [--node-id node-1] [--store URI] \
  *     [--ingest-quota-bytes-per-sec N [--ingest-quota-burst-bytes B]]
  * </pre>

@@ -1,4 +1,4 @@
-package dev.loam.http.process;
+package dev.loam.examples.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,10 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.loam.http.node.FaultKind;
-import dev.loam.http.node.FaultRates;
-import dev.loam.http.process.ChaosChecker.Rec;
-import dev.loam.http.process.ChaosChecker.Verdict;
+import dev.loam.examples.fault.FaultKind;
+import dev.loam.examples.fault.FaultRates;
+import dev.loam.examples.process.ChaosChecker.Rec;
+import dev.loam.examples.process.ChaosChecker.Verdict;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;

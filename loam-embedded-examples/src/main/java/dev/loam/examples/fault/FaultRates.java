@@ -1,4 +1,4 @@
-package dev.loam.http.node;
+package dev.loam.examples.fault;
 
 import java.io.IOException;
 import java.io.StringReader;

@@ -1,6 +1,6 @@
-package dev.loam.http.process;
+package dev.loam.examples.process;
 
-import dev.loam.http.LoamNodeMain;
+import dev.loam.examples.server.LoamNodeMain;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;

@@ -1,9 +1,9 @@
-package dev.loam.http.process;
+package dev.loam.examples.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loam.http.process.ChaosChecker.Rec;
-import dev.loam.http.process.ChaosChecker.Verdict;
+import dev.loam.examples.process.ChaosChecker.Rec;
+import dev.loam.examples.process.ChaosChecker.Verdict;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

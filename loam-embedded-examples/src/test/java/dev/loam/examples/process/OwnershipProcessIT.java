@@ -1,4 +1,4 @@
-package dev.loam.http.process;
+package dev.loam.examples.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

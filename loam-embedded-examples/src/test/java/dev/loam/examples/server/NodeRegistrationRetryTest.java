@@ -1,4 +1,4 @@
-package dev.loam.http;
+package dev.loam.examples.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,7 +1,8 @@
-package dev.loam.http;
+package dev.loam.examples.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loam.http.Curl;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,7 @@ class LoamServerMainIT {
                 java,
                 "-cp",
                 System.getProperty("java.class.path"),
-                "dev.loam.http.LoamServerMain",
+                "dev.loam.examples.server.LoamServerMain",
                 "--data-dir",
                 dataDir.toString(),
                 "--port",

@@ -1,4 +1,4 @@
-package dev.loam.http.node;
+package dev.loam.examples.fault;
 
 import dev.loam.spi.store.DeleteFailure;
 import dev.loam.spi.store.ListPage;

@@ -1,12 +1,13 @@
-package dev.loam.http;
+package dev.loam.examples.server;
 
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
-import dev.loam.http.node.FaultFile;
-import dev.loam.http.node.FaultInjectingStore;
+import dev.loam.examples.fault.FaultFile;
+import dev.loam.examples.fault.FaultInjectingStore;
+import dev.loam.http.LoamHttpServer;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
 import dev.loam.meta.ratis.RatisSettings;
@@ -48,7 +49,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * in the shared store {@code --store}; it serves the native HTTP API on {@code --http-port}.
  *
  * <pre>
- * java -cp 'loam-http/target/classes:loam-http/target/lib/*' dev.loam.http.LoamNodeMain \
+ * java -cp 'loam-embedded-examples/target/classes:loam-embedded-examples/target/lib/*' \
+ *     dev.loam.examples.server.LoamNodeMain \
  *     --id n1 --peers n1=127.0.0.1:9001,n2=127.0.0.1:9002,n3=127.0.0.1:9003 \
  *     --data-dir /var/lib/loam/n1 --store file:///shared/loam --http-port 8081 \
  *     [--zone Z] [--host 127.0.0.1] [--slots 1] [--advertised-address http://host:port] \

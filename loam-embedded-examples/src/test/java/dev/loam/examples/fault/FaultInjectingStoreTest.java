@@ -1,4 +1,4 @@
-package dev.loam.http.node;
+package dev.loam.examples.fault;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

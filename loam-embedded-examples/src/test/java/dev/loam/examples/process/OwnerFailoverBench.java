@@ -1,4 +1,4 @@
-package dev.loam.http.process;
+package dev.loam.examples.process;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,9 +19,9 @@ import java.util.List;
  * median and max. Not a test: run by hand, on a quiet machine.
  *
  * <pre>
- * mvn -B -pl loam-http -am test-compile -DskipTests   # once, then:
- * java -cp "loam-http/target/test-classes:loam-http/target/classes:loam-http/target/lib/*" \
- *     dev.loam.http.process.OwnerFailoverBench [runs=10] [livenessMs=3000]
+ * mvn -B -pl loam-embedded-examples -am package -DskipTests   # once, then:
+ * cd loam-embedded-examples && java -cp "target/test-classes:target/classes:target/lib/*" \
+ *     dev.loam.examples.process.OwnerFailoverBench [runs=10] [livenessMs=3000]
  * </pre>
  */
 public final class OwnerFailoverBench {
