@@ -1,4 +1,4 @@
-package dev.loam.http.bench;
+package dev.loam.bench.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,15 +27,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
- * HTTP API benchmark (issue 6 closing note): produce throughput (1 KiB UTF-8 values, batches of
- * 100), fetch throughput (max_bytes=1 MiB) and long-poll wake latency, against a {@link LoamNode}
- * on a temporary directory (filesystem store, embedded metastore) and a {@link LoamHttpServer} on
- * an ephemeral loopback port, driven by the JDK {@link HttpClient} over HTTP/1.1.
+ * HTTP API benchmark: produce throughput (1 KiB UTF-8 values, batches of 100), fetch throughput
+ * (max_bytes=1 MiB) and long-poll wake latency, against a {@link LoamNode} on a temporary directory
+ * (filesystem store, embedded metastore) and a {@link LoamHttpServer} on an ephemeral loopback
+ * port, driven by the JDK {@link HttpClient} over HTTP/1.1.
  *
- * <p>A main, not a test. Options (defaults): {@code --flush-ms 5 --duration-s 10 --warmup-s 3
- * --concurrency 8 --partitions 4 --batch 100 --value-bytes 1024 --wake-samples 200 --wake-warmup 20
- * --io-threads 2}. {@code --concurrency} is the number of requests in flight (each on its own
- * keep-alive connection, HTTP/1.1 has no multiplexing).
+ * <p>A main, not a test; after {@code mvn -B -pl loam-bench -am package -DskipTests}, run {@code
+ * java -cp 'loam-bench/target/classes:loam-bench/target/lib/*' dev.loam.bench.http.HttpBench}.
+ * Options (defaults): {@code --flush-ms 5 --duration-s 10 --warmup-s 3 --concurrency 8 --partitions
+ * 4 --batch 100 --value-bytes 1024 --wake-samples 200 --wake-warmup 20 --io-threads 2}. {@code
+ * --concurrency} is the number of requests in flight (each on its own keep-alive connection,
+ * HTTP/1.1 has no multiplexing).
  */
 public final class HttpBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -84,8 +86,8 @@ public final class HttpBench {
     }
     StringBuilder cmd =
         new StringBuilder(
-            "java -cp loam-http/target/test-classes:loam-http/target/classes:$(cat"
-                + " loam-http/target/cp.txt) dev.loam.http.bench.HttpBench");
+            "java -cp 'loam-bench/target/classes:loam-bench/target/lib/*'"
+                + " dev.loam.bench.http.HttpBench");
     o.forEach((k, v) -> cmd.append(" --").append(k).append(' ').append(v));
     System.out.println("command: " + cmd);
     System.out.printf(
