@@ -13,10 +13,10 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Owner failover time (issue 7): three {@code loam node} processes; each run kills (-9) the owner
- * of a stream and measures the time until an owner-bound request (a config change) succeeds on
- * another node, following 307s by hand; then restarts the killed node. Prints each run and the
- * median and max. Not a test: run by hand, on a quiet machine.
+ * Owner failover time: three {@code loam node} processes; each run kills (-9) the owner of a stream
+ * and measures the time until an owner-bound request (a config change) succeeds on another node,
+ * following 307s by hand; then restarts the killed node. Prints each run and the median and max.
+ * Not a test: run by hand, on a quiet machine.
  *
  * <pre>
  * mvn -B -pl loam-embedded-examples -am package -DskipTests   # once, then:

@@ -24,6 +24,7 @@ public final class ApiContext {
     this.quotas = quotas;
   }
 
+  /** The log every route calls. */
   public Log log() {
     return log;
   }
@@ -33,10 +34,12 @@ public final class ApiContext {
     return node;
   }
 
+  /** The limits the routes enforce. */
   public Api.Limits limits() {
     return limits;
   }
 
+  /** The per-namespace ingest quotas a produce is charged to. */
   public IngestQuotas quotas() {
     return quotas;
   }

@@ -37,7 +37,7 @@ public final class Errors {
       case INVALID -> HttpResponseStatus.BAD_REQUEST;
       case NOT_FOUND -> HttpResponseStatus.NOT_FOUND;
       // A replaced producer or node epoch: the request conflicts with the current owner of the
-      // identity, as a stale lease does (issue 6 maps both to 409).
+      // identity, as a stale lease does (both are 409).
       case CONFLICT, FENCED -> HttpResponseStatus.CONFLICT;
       case UNAVAILABLE -> HttpResponseStatus.SERVICE_UNAVAILABLE;
       // The gateway could not learn the outcome in time: 504, never 500, so clients can tell

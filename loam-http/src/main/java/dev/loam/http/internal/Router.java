@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -112,12 +111,12 @@ public final class Router {
           }
         }
       }
-      Map<String, String> vars = new HashMap<>();
-      int[] partition = {-1};
-      Template t = match(seg, vars, partition);
-      if (t == null) {
+      Match match = match(seg);
+      if (match == null) {
         throw notFoundRoute(q.rawPath());
       }
+      Template t = match.template();
+      // A path with one route names it before its method is checked.
       if (group == null && t.routes().size() == 1) {
         label = t.routes().get(0).name();
       }
@@ -125,6 +124,8 @@ public final class Router {
       if (route == null) {
         throw methodNotAllowed(req.method(), t.allow());
       }
+      // The method names the route, unless the query check is the path's (the same for every
+      // method of the path): then a refusal stays the path's.
       if (group == null && !t.sharedParams()) {
         label = route.name();
       }
@@ -132,7 +133,7 @@ public final class Router {
         Params.onlyParams(q, route.params());
       }
       label = group == null ? route.name() : group;
-      r = new Request(req, q, vars, partition[0], ctx);
+      r = new Request(req, q, match.vars(), match.partition(), ctx);
       CompletableFuture<HttpReply> reply = route.handler().handle(r);
       return new Api.Call(
           route.name(),
@@ -153,35 +154,39 @@ public final class Router {
     return templates.stream().flatMap(t -> t.routes().stream()).toList();
   }
 
+  /** A matched template with its variables; {@code partition} is -1 without a {@code {p}}. */
+  private record Match(Template template, Map<String, String> vars, int partition) {}
+
   /**
    * The first template with as many segments as the path whose literals all match, binding its
    * variables. A {@code {p}} is checked as soon as every literal before it matched, so a bad
    * partition is a 400 even when the rest of the path names no route.
    */
-  private Template match(List<String> seg, Map<String, String> vars, int[] partition) {
+  private Match match(List<String> seg) {
     for (Template t : templates) {
       String[] parts = t.parts();
       if (parts.length != seg.size()) {
         continue;
       }
       boolean matched = true;
+      int partition = -1;
       for (int i = 0; i < parts.length && matched; i++) {
         String part = parts[i];
         if (!isVar(part)) {
           matched = part.equals(seg.get(i));
         } else if (part.equals(PARTITION)) {
-          partition[0] = Params.partition(seg.get(i));
+          partition = Params.partition(seg.get(i));
         }
       }
       if (matched) {
+        Map<String, String> vars = new HashMap<>();
         for (int i = 0; i < parts.length; i++) {
           if (isVar(parts[i])) {
             vars.put(parts[i].substring(1, parts[i].length() - 1), seg.get(i));
           }
         }
-        return t;
+        return new Match(t, Map.copyOf(vars), partition);
       }
-      partition[0] = -1;
     }
     return null;
   }
@@ -234,7 +239,7 @@ public final class Router {
         HttpResponseStatus.METHOD_NOT_ALLOWED,
         "method_not_allowed",
         Kind.INVALID,
-        "method not allowed method=" + m.name() + " allowed=" + Objects.requireNonNull(allowed),
+        "method not allowed method=" + m.name() + " allowed=" + allowed,
         Map.of("allow", allowed));
   }
 }
