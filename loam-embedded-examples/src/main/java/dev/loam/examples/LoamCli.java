@@ -1,5 +1,7 @@
 package dev.loam.examples;
 
+import dev.loam.examples.server.LoamNodeMain;
+import dev.loam.examples.server.LoamServerMain;
 import java.util.Arrays;
 
 /**
@@ -19,11 +21,11 @@ public final class LoamCli {
         switch (args[0]) {
           case "demo" -> runDemo(rest);
           case "server" -> {
-            dev.loam.http.LoamServerMain.main(rest);
+            LoamServerMain.main(rest);
             yield 0;
           }
           case "node" -> {
-            dev.loam.http.LoamNodeMain.main(rest);
+            LoamNodeMain.main(rest);
             yield 0;
           }
           default -> {
@@ -57,7 +59,7 @@ public final class LoamCli {
             + "  replicas in DIR/node-i/meta, appends round-robin over the nodes, every node reads\n"
             + "  back; --kill-leader crashes the metastore leader's node mid-run).\n"
             + "       loam server [--data-dir DIR] [--port N] [--node-id ID] [--store URI]\n"
-            + "  Serves the native HTTP API (docs/http-api.md) on the embedded default.\n"
+            + "  Serves the native HTTP API (docs/reference/http-api.md) on the embedded default.\n"
             + "       loam node --id ID --peers id1=host:port,... --data-dir DIR --store URI\n"
             + "                 --http-port PORT [--zone Z] [--host H] [--slots N]\n"
             + "                 [--advertised-address URL] [--voters N] [--flush-ms MS]\n"

@@ -4,9 +4,10 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 
 /**
- * A namespace's ingest-bytes quota on the produce route (docs/http-api.md "Ingest quota"): a token
- * bucket refilled at {@code bytesPerSecond} that holds at most {@code burstBytes}. A produce is
- * charged the bytes of its records (keys, values, header names and values, after decoding).
+ * A namespace's ingest-bytes quota on the produce route (docs/reference/http-api.md "Ingest
+ * quota"): a token bucket refilled at {@code bytesPerSecond} that holds at most {@code burstBytes}.
+ * A produce is charged the bytes of its records (keys, values, header names and values, after
+ * decoding).
  *
  * <p>The quota is enforced by each HTTP server on its own: it is per node, not cluster-wide. A
  * namespace served by three nodes can ingest up to three times its quota.

@@ -35,10 +35,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The native HTTP API of a Loam node (docs/http-api.md), on Netty. A fixed, small set of event-loop
- * threads serves every connection: handlers call the asynchronous {@link Log} API and write the
- * response when its future completes, so a long-poll is a pending future and ten thousand waiting
- * consumers cost memory, not threads.
+ * The native HTTP API of a Loam node (docs/reference/http-api.md), on Netty. A fixed, small set of
+ * event-loop threads serves every connection: handlers call the asynchronous {@link Log} API and
+ * write the response when its future completes, so a long-poll is a pending future and ten thousand
+ * waiting consumers cost memory, not threads.
  *
  * <pre>{@code
  * try (LoamHttpServer http = LoamHttpServer.builder().node(node).port(8080).start()) {

@@ -9,10 +9,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
-/** Runs the curl binary: status, headers and body of one request. */
-final class Curl {
-  record Result(int status, String headers, String body) {
-    String header(String name) {
+/**
+ * Runs the curl binary: status, headers and body of one request. Public (in the test-jar) for the
+ * launchers' tests in loam-embedded-examples.
+ */
+public final class Curl {
+  public record Result(int status, String headers, String body) {
+    public String header(String name) {
       for (String line : headers.split("\r\n")) {
         int c = line.indexOf(':');
         if (c > 0 && line.substring(0, c).trim().equalsIgnoreCase(name)) {
@@ -26,7 +29,7 @@ final class Curl {
   private Curl() {}
 
   /** Fails the test with a clear message when curl is not installed. */
-  static void requireCurl() {
+  public static void requireCurl() {
     try {
       Process p = new ProcessBuilder("curl", "--version").redirectErrorStream(true).start();
       p.getInputStream().readAllBytes();
@@ -43,7 +46,7 @@ final class Curl {
   }
 
   /** {@code curl -sS -i [args...] url}; the arguments are as a shell user would type them. */
-  static Result run(String... args) {
+  public static Result run(String... args) {
     List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "-i", "--max-time", "30"));
     cmd.addAll(List.of(args));
     try {

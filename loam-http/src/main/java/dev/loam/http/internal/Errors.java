@@ -13,14 +13,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns any failure into an RFC 9457 problem document (docs/http-api.md "Errors"). The body never
- * carries a stack trace; unexpected exceptions are logged here and answered as {@code internal}.
+ * Turns any failure into an RFC 9457 problem document (docs/reference/http-api.md "Errors"). The
+ * body never carries a stack trace; unexpected exceptions are logged here and answered as {@code
+ * internal}.
  */
 public final class Errors {
   private static final Logger LOG = LoggerFactory.getLogger(Errors.class);
 
   /** Seconds a client should wait before retrying an UNAVAILABLE answer. */
-  static final String RETRY_AFTER_SECONDS = "1";
+  public static final String RETRY_AFTER_SECONDS = "1";
 
   /**
    * The problem member carrying a computed wait in seconds (a 429 over the ingest quota); when
@@ -36,7 +37,7 @@ public final class Errors {
       case INVALID -> HttpResponseStatus.BAD_REQUEST;
       case NOT_FOUND -> HttpResponseStatus.NOT_FOUND;
       // A replaced producer or node epoch: the request conflicts with the current owner of the
-      // identity, as a stale lease does (issue 6 maps both to 409).
+      // identity, as a stale lease does (both are 409).
       case CONFLICT, FENCED -> HttpResponseStatus.CONFLICT;
       case UNAVAILABLE -> HttpResponseStatus.SERVICE_UNAVAILABLE;
       // The gateway could not learn the outcome in time: 504, never 500, so clients can tell

@@ -20,14 +20,14 @@ import java.util.Map;
  * byte for byte what the former tree serialisation gave (member order, a repeated header name as an
  * array at the position of its first occurrence, null as JSON null).
  */
-final class FetchBody {
+public final class FetchBody {
   private FetchBody() {}
 
   /**
    * The response body; under the utf-8 encoding a key, value or header value that is not UTF-8
    * throws the 406 {@link ApiException} of {@link Encoding#encode}.
    */
-  static byte[] write(FetchResult r, Encoding enc) {
+  public static byte[] write(FetchResult r, Encoding enc) {
     int estimate = 64;
     for (FetchedRecord rec : r.records()) {
       int kv =

@@ -22,9 +22,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * A parsed and validated produce body ({@code POST .../records}, docs/http-api.md "Produce"): the
- * records to append, their key+value bytes (the produced-bytes metric), the bytes the ingest quota
- * charges (keys, values, header names and values) and the optional producer identity.
+ * A parsed and validated produce body ({@code POST .../records}, docs/reference/http-api.md
+ * "Produce"): the records to append, their key+value bytes (the produced-bytes metric), the bytes
+ * the ingest quota charges (keys, values, header names and values) and the optional producer
+ * identity.
  *
  * <p>Public so that loam-bench can measure the exact entry point the server uses; not an API.
  */

@@ -1,0 +1,112 @@
+package dev.loam.examples.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loam.examples.process.ChaosChecker.Rec;
+import dev.loam.examples.process.ChaosChecker.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The chaos checker catches each kind of violation it claims to, and passes a clean history. */
+class ChaosCheckerTest {
+  final ChaosChecker c = new ChaosChecker();
+
+  /** Three acked records a0..a2 at partition 0 offsets 0..2, one unknown u0 present at 3. */
+  private List<Rec> cleanHistory() {
+    c.sent(List.of("a0", "a1"));
+    c.acked(0, List.of(0L, 1L), List.of("a0", "a1"), false);
+    c.sent(List.of("a2"));
+    c.acked(0, List.of(2L), List.of("a2"), false);
+    c.acked(0, List.of(2L), List.of("a2"), true); // an idempotent retry answered duplicate
+    c.sent(List.of("u0"));
+    c.unknownOutcome(List.of("u0"));
+    c.sent(List.of("u1"));
+    c.unknownOutcome(List.of("u1"));
+    c.sent(List.of("f0"));
+    c.definitelyFailed(List.of("f0"));
+    c.fetched("n1", 0, 1, List.of(new Rec(0, 1, "a1"), new Rec(0, 2, "a2")));
+    return new ArrayList<>(
+        List.of(
+            new Rec(0, 0, "a0"), new Rec(0, 1, "a1"), new Rec(0, 2, "a2"), new Rec(0, 3, "u0")));
+  }
+
+  @Test
+  void aCleanHistoryPasses() {
+    Verdict v = c.verify(Map.of(0, cleanHistory()));
+    assertThat(v.violations()).isEmpty();
+    assertThat(v.ackedAppends()).isEqualTo(3);
+    assertThat(v.ackedRecords()).isEqualTo(3);
+    assertThat(v.duplicateAnswers()).isEqualTo(1);
+    assertThat(v.unknownAppends()).isEqualTo(2);
+    assertThat(v.unknownRecordsPresent()).isEqualTo(1);
+    assertThat(v.unknownRecordsAbsent()).isEqualTo(1);
+    assertThat(v.lost()).isZero();
+    assertThat(v.duplicates()).isZero();
+    assertThat(v.fetchedRecords()).isEqualTo(2);
+    assertThat(v.readBackRecords()).isEqualTo(4);
+  }
+
+  @Test
+  void anAcknowledgedRecordMissingOrMovedIsLost() {
+    List<Rec> back = cleanHistory();
+    back.set(1, new Rec(0, 1, "u1")); // a1 replaced
+    Verdict v = c.verify(Map.of(0, back));
+    assertThat(v.lost()).isEqualTo(1);
+    assertThat(v.violations()).anyMatch(s -> s.contains("a1") && s.contains("not read back"));
+  }
+
+  @Test
+  void aValueReadTwiceIsADuplicate() {
+    List<Rec> back = cleanHistory();
+    back.add(new Rec(0, 4, "u0"));
+    Verdict v = c.verify(Map.of(0, back));
+    assertThat(v.duplicates()).isEqualTo(1);
+    assertThat(v.lost()).isZero();
+    assertThat(v.violations()).anyMatch(s -> s.contains("u0 read back 2 times"));
+  }
+
+  @Test
+  void aFetchThatSkipsOrRepeatsIsOutOfOrder() {
+    cleanHistory();
+    c.fetched("n2", 0, 0, List.of(new Rec(0, 0, "a0"), new Rec(0, 2, "a2")));
+    c.fetched("n3", 0, 1, List.of(new Rec(0, 0, "a0")));
+    Verdict v =
+        c.verify(Map.of(0, List.of(new Rec(0, 0, "a0"), new Rec(0, 1, "a1"), new Rec(0, 2, "a2"))));
+    assertThat(v.outOfOrderReads()).isEqualTo(2);
+    assertThat(v.violations()).hasSize(2).allMatch(s -> s.startsWith("out-of-order read"));
+  }
+
+  @Test
+  void twoValuesAtOneOffsetAreCaughtInAcksAndFetches() {
+    List<Rec> back = cleanHistory();
+    c.sent(List.of("b0"));
+    c.acked(0, List.of(1L), List.of("b0"), false);
+    c.fetched("n2", 0, 2, List.of(new Rec(0, 2, "zz")));
+    Verdict v = c.verify(Map.of(0, back));
+    assertThat(v.violations())
+        .anyMatch(s -> s.startsWith("offset reused: partition 0 offset 1"))
+        .anyMatch(s -> s.startsWith("two values at partition 0 offset 2"));
+  }
+
+  @Test
+  void gapsPhantomsAndRefusedAppendsThatLandedAreViolations() {
+    List<Rec> back = cleanHistory();
+    back.add(new Rec(0, 5, "f0")); // gap at 4, and a definitely failed append present
+    back.add(new Rec(0, 6, "never-sent"));
+    Verdict v = c.verify(Map.of(0, back));
+    assertThat(v.violations())
+        .anyMatch(s -> s.startsWith("read-back of partition 0 expected offset 4"))
+        .anyMatch(s -> s.startsWith("an append refused as not appended is present"))
+        .anyMatch(s -> s.startsWith("read back a value never sent"));
+  }
+
+  @Test
+  void aFetchedValueThatChangesByTheReadBackIsCaught() {
+    List<Rec> back = cleanHistory();
+    c.fetched("n1", 0, 3, List.of(new Rec(0, 3, "u1")));
+    Verdict v = c.verify(Map.of(0, back));
+    assertThat(v.violations()).anyMatch(s -> s.contains("during the run but read back u0"));
+  }
+}

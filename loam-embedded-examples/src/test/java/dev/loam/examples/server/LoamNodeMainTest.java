@@ -1,0 +1,170 @@
+package dev.loam.examples.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loam.api.NodeSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LoamNodeMainTest {
+  static final String THREE = "n1=127.0.0.1:9001,n2=127.0.0.1:9002,n3=127.0.0.1:9003";
+
+  @TempDir Path dir;
+
+  static String[] args(String id, String peers, String... extra) {
+    List<String> a =
+        new ArrayList<>(
+            List.of(
+                "--id",
+                id,
+                "--peers",
+                peers,
+                "--data-dir",
+                "/tmp/x",
+                "--store",
+                "file:///shared/loam",
+                "--http-port",
+                "8081"));
+    a.addAll(List.of(extra));
+    return a.toArray(String[]::new);
+  }
+
+  static String peers(int n) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 1; i <= n; i++) {
+      b.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(9000 + i);
+    }
+    return b.toString();
+  }
+
+  @Test
+  void parsesTheRequiredOptionsWithDefaults() {
+    LoamNodeMain.Options o = LoamNodeMain.parse(args("n2", THREE));
+    assertThat(o.id()).isEqualTo("n2");
+    assertThat(o.voters()).containsOnlyKeys("n1", "n2", "n3");
+    assertThat(o.voters().get("n2")).isEqualTo("127.0.0.1:9002");
+    assertThat(o.listeners()).isEmpty();
+    assertThat(o.metaDir()).isEqualTo(Path.of("/tmp/x/meta"));
+    assertThat(o.advertisedAddress()).isEqualTo("http://127.0.0.1:8081");
+    assertThat(o.role()).isEqualTo("voter");
+    NodeSettings s = o.nodeSettings();
+    assertThat(s.advertisedAddress()).isEqualTo("http://127.0.0.1:8081");
+    assertThat(s.zone()).isEmpty();
+    assertThat(s.slots()).isEqualTo(1);
+    assertThat(s.standardFlushInterval())
+        .isEqualTo(NodeSettings.defaults().standardFlushInterval());
+    assertThat(o.ratisSettings().localIsVoter()).isTrue();
+  }
+
+  @Test
+  void faultInjectionIsOffUnlessAFaultFileIsGiven() {
+    assertThat(LoamNodeMain.parse(args("n1", THREE)).faultFile()).isNull();
+    assertThat(
+            LoamNodeMain.parse(args("n1", THREE, "--fault-file", "/tmp/f.properties")).faultFile())
+        .isEqualTo(Path.of("/tmp/f.properties"));
+  }
+
+  @Test
+  void carriesZoneSlotsAddressAndFlushIntoTheNodeSettings() {
+    LoamNodeMain.Options o =
+        LoamNodeMain.parse(
+            args(
+                "n1",
+                THREE,
+                "--zone",
+                "eu-1a",
+                "--slots",
+                "4",
+                "--advertised-address",
+                "http://lb.example:80",
+                "--flush-ms",
+                "20",
+                "--host",
+                "10.0.0.5"));
+    NodeSettings s = o.nodeSettings();
+    assertThat(s.zone()).isEqualTo("eu-1a");
+    assertThat(s.slots()).isEqualTo(4);
+    assertThat(s.advertisedAddress()).isEqualTo("http://lb.example:80");
+    assertThat(s.standardFlushInterval()).isEqualTo(Duration.ofMillis(20));
+    assertThat(o.host()).isEqualTo("10.0.0.5");
+  }
+
+  @Test
+  void theFirstPeersVoteAndTheRestListen() {
+    assertThat(LoamNodeMain.defaultVoters(1)).isEqualTo(1);
+    assertThat(LoamNodeMain.defaultVoters(3)).isEqualTo(3);
+    assertThat(LoamNodeMain.defaultVoters(4)).isEqualTo(3);
+    assertThat(LoamNodeMain.defaultVoters(5)).isEqualTo(5);
+    assertThat(LoamNodeMain.defaultVoters(8)).isEqualTo(5);
+
+    LoamNodeMain.Options four = LoamNodeMain.parse(args("n4", peers(4)));
+    assertThat(four.voters()).containsOnlyKeys("n1", "n2", "n3");
+    assertThat(four.listeners()).containsOnlyKeys("n4");
+    assertThat(four.role()).isEqualTo("listener");
+    assertThat(four.ratisSettings().localIsVoter()).isFalse();
+
+    LoamNodeMain.Options seven = LoamNodeMain.parse(args("n1", peers(7)));
+    assertThat(seven.voters()).containsOnlyKeys("n1", "n2", "n3", "n4", "n5");
+    assertThat(seven.listeners()).containsOnlyKeys("n6", "n7");
+
+    LoamNodeMain.Options override = LoamNodeMain.parse(args("n1", peers(7), "--voters", "3"));
+    assertThat(override.voters()).containsOnlyKeys("n1", "n2", "n3");
+    assertThat(override.listeners()).hasSize(4);
+  }
+
+  @Test
+  void refusesBadCommandLines() {
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n9", THREE)))
+        .hasMessageContaining("--id n9 is not one of the --peers");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE + ",n1=h:1")))
+        .hasMessageContaining("listed twice");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", "n1=nohost")))
+        .hasMessageContaining("id=host:port");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", "n1=h:70000")))
+        .hasMessageContaining("port of peer n1");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--voters", "4")))
+        .hasMessageContaining("exceeds");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--store", "mem://")))
+        .hasMessageContaining("shared store");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--bogus", "1")))
+        .hasMessageContaining("unknown option --bogus");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--slots")))
+        .hasMessageContaining("missing value for --slots");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--advertised-address", "lb:80")))
+        .hasMessageContaining("http://host:port");
+    assertThatThrownBy(() -> LoamNodeMain.parse(new String[] {"--id", "n1"}))
+        .hasMessageContaining("--peers is required");
+  }
+
+  @Test
+  void aDataDirectoryKeepsTheIdentityOfItsFirstStart() throws Exception {
+    LoamNodeMain.Options n1 =
+        LoamNodeMain.parse(args("n1", THREE, "--data-dir", dir.resolve("d").toString()));
+    LoamNodeMain.checkIdentity(n1);
+    LoamNodeMain.checkIdentity(n1);
+    assertThat(dir.resolve("d/loam-node.properties")).exists();
+
+    LoamNodeMain.Options asN2 =
+        LoamNodeMain.parse(args("n2", THREE, "--data-dir", dir.resolve("d").toString()));
+    assertThatThrownBy(() -> LoamNodeMain.checkIdentity(asN2))
+        .hasMessageContaining("another id")
+        .hasMessageContaining("recorded=n1 given=n2");
+
+    LoamNodeMain.Options otherPeers =
+        LoamNodeMain.parse(args("n1", peers(5), "--data-dir", dir.resolve("d").toString()));
+    assertThatThrownBy(() -> LoamNodeMain.checkIdentity(otherPeers))
+        .hasMessageContaining("another voters");
+
+    Files.createDirectories(dir.resolve("server/meta"));
+    LoamNodeMain.Options onServerDir =
+        LoamNodeMain.parse(args("n1", THREE, "--data-dir", dir.resolve("server").toString()));
+    assertThatThrownBy(() -> LoamNodeMain.checkIdentity(onServerDir))
+        .hasMessageContaining("not started by loam node");
+  }
+}

@@ -1,0 +1,85 @@
+package dev.loam.http.internal.routes;
+
+import static io.netty.handler.codec.http.HttpMethod.DELETE;
+import static io.netty.handler.codec.http.HttpMethod.GET;
+import static io.netty.handler.codec.http.HttpMethod.POST;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loam.http.internal.ApiContext;
+import dev.loam.http.internal.ApiException;
+import dev.loam.http.internal.HttpReply;
+import dev.loam.http.internal.Json;
+import dev.loam.http.internal.Request;
+import dev.loam.http.internal.Route;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/** Namespaces: create, list, get (its stream names) and delete. */
+public final class NamespaceRoutes {
+  private final ApiContext ctx;
+
+  public NamespaceRoutes(ApiContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** The routes, in table order (GET before POST: the order of the path's Allow header). */
+  public List<Route> routes() {
+    return List.of(
+        Route.of(GET, "/v1/namespaces", "namespace_list", this::list),
+        Route.of(POST, "/v1/namespaces", "namespace_create", this::create).anyParams(),
+        Route.of(GET, "/v1/namespaces/{ns}", "namespace_get", this::get),
+        Route.of(DELETE, "/v1/namespaces/{ns}", "namespace_delete", this::delete));
+  }
+
+  private CompletableFuture<HttpReply> create(Request r) {
+    ObjectNode b = r.body();
+    Json.onlyFields(b, "", Set.of("name"));
+    String name = Json.optString(b, "name", "");
+    if (name == null) {
+      throw ApiException.invalid("missing field name");
+    }
+    return ctx.log()
+        .createNamespace(name)
+        .thenApply(
+            v -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              o.put("name", name);
+              return HttpReply.json(HttpResponseStatus.CREATED, Json.bytes(o))
+                  .withHeaders(Map.of("Location", Locations.of(name)));
+            });
+  }
+
+  private CompletableFuture<HttpReply> list(Request r) {
+    return ctx.log()
+        .listNamespaces()
+        .thenApply(
+            list -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              ArrayNode a = o.putArray("namespaces");
+              list.forEach(a::add);
+              return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+            });
+  }
+
+  private CompletableFuture<HttpReply> get(Request r) {
+    String ns = r.var("ns");
+    return ctx.log()
+        .listStreams(ns)
+        .thenApply(
+            list -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              o.put("name", ns);
+              ArrayNode a = o.putArray("streams");
+              list.forEach(d -> a.add(d.name()));
+              return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+            });
+  }
+
+  private CompletableFuture<HttpReply> delete(Request r) {
+    return ctx.log().deleteNamespace(r.var("ns")).thenApply(v -> HttpReply.noContent());
+  }
+}

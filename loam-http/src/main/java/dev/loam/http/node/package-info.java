@@ -1,6 +1,0 @@
-/**
- * Pieces of a {@code loam node} process that are not part of the HTTP API: the chaos-testing
- * object-store fault injector ({@link dev.loam.http.node.FaultInjectingStore}) and the fault file
- * that switches it at run time.
- */
-package dev.loam.http.node;
