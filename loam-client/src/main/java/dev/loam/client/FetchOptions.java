@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * How a fetch waits and how much it reads (docs/http-api.md "Fetch").
+ * How a fetch waits and how much it reads (docs/reference/http-api.md "Fetch").
  *
  * @param maxBytes about this many bytes of batches (at least one batch); 0 for the server default
  *     (1 MiB)

@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Produces so that a retried request never appends twice (docs/http-api.md "Idempotent produce"):
- * it takes a producer id from the cluster, numbers each partition's records with a sequence, and
- * when an answer is lost (connection dropped, timeout, 503, 504) resends the same request, same
- * sequence, to another node, where the server recognises it and answers with the original offsets
- * ({@link ProduceResult#duplicate()}).
+ * Produces so that a retried request never appends twice (docs/reference/http-api.md "Idempotent
+ * produce"): it takes a producer id from the cluster, numbers each partition's records with a
+ * sequence, and when an answer is lost (connection dropped, timeout, 503, 504) resends the same
+ * request, same sequence, to another node, where the server recognises it and answers with the
+ * original offsets ({@link ProduceResult#duplicate()}).
  *
  * <p>Sends to one partition go one at a time, in call order (a later send waits for the earlier
  * one's verdict, so a failure cannot leave a gap in the sequence); different partitions proceed in

@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * A remote client of a Loam cluster over the native HTTP API (docs/client.md), for applications
- * that do not embed a node. It finds the cluster's live nodes, talks to one in its own zone
- * (stream-engine.txt §3), fails over to another node when one stops answering, follows owner
+ * A remote client of a Loam cluster over the native HTTP API (docs/reference/client.md), for
+ * applications that do not embed a node. It finds the cluster's live nodes, talks to one in its own
+ * zone (stream-engine.txt §3), fails over to another node when one stops answering, follows owner
  * redirects, retries what is safe to retry, and makes reads see its own writes on any node.
  *
  * <p>Every operation is asynchronous; its future fails only with a {@link LoamClientException}

@@ -6,7 +6,7 @@ import java.util.Optional;
  * Every failure the client reports: a stable problem {@link #code()} (the server's, or one of the
  * client's own such as {@code connection_failed}), the HTTP status (0 when no answer arrived), and
  * whether the same call may simply be retried. Subclasses name the cases a caller handles
- * differently (docs/client.md "Errors").
+ * differently (docs/reference/client.md "Errors").
  */
 public class LoamClientException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -23,7 +23,10 @@ public class LoamClientException extends RuntimeException {
     this.node = node;
   }
 
-  /** The problem code: {@code not_found}, {@code conflict}, ... (docs/http-api.md "Errors"). */
+  /**
+   * The problem code: {@code not_found}, {@code conflict}, ... (docs/reference/http-api.md
+   * "Errors").
+   */
   public String code() {
     return code;
   }

@@ -1,7 +1,7 @@
 package dev.loam.client;
 
 /**
- * A stream's ownership (docs/ownership.md): who serves its owner-bound requests.
+ * A stream's ownership (docs/design/ownership.md): who serves its owner-bound requests.
  *
  * @param state {@code unplaced}, {@code placed}, {@code open} or {@code closed} as the server
  *     spells it

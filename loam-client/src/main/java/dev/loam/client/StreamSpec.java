@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * What {@link LoamClient#createStream} asks for; unset values take the server's defaults
- * (docs/http-api.md "Streams").
+ * (docs/reference/http-api.md "Streams").
  *
  * @param name the stream name
  * @param partitions 1..10000

@@ -11,8 +11,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Problem answers (docs/http-api.md "Errors") map to the typed exceptions docs/client.md lists,
- * including the answers a test cluster cannot easily be made to give (429, 503, 504, 500).
+ * Problem answers (docs/reference/http-api.md "Errors") map to the typed exceptions
+ * docs/reference/client.md lists, including the answers a test cluster cannot easily be made to
+ * give (429, 503, 504, 500).
  */
 class ProblemsTest {
   static final String NODE = "http://10.0.0.5:8080";

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How a node compacts the compacted streams it owns (docs/segments-and-gc.md "Compacted streams"):
- * a node-wide setting for now (Kafka's topic-level {@code delete.retention.ms} would become a
- * stream setting once the stream config carries it).
+ * How a node compacts the compacted streams it owns (docs/design/maintenance.md "Compacted
+ * streams"): a node-wide setting for now (Kafka's topic-level {@code delete.retention.ms} would
+ * become a stream setting once the stream config carries it).
  *
  * @param tombstoneRetention a tombstone that is the latest for its key is kept at least this long
  *     after the first compaction that rewrote it (24 h, Kafka's {@code delete.retention.ms})

@@ -41,7 +41,7 @@ import java.util.Objects;
  * @param diskCacheDir the node's own directory for the disk cache, or null when it is off
  * @param walReadAheadBytes memory for recently read WAL objects (64 MiB): a WAL GET for a fetch
  *     reads the whole object and keeps it, so fetches of the object's other partitions need no GET
- *     (segments-and-gc.md "One GET per WAL object"); 0 turns read-ahead off
+ *     (docs/design/read-path.md "Read tiers"); 0 turns read-ahead off
  */
 public record NodeSettings(
     String advertisedAddress,
@@ -132,9 +132,9 @@ public record NodeSettings(
    * These settings with another WAL object size limit and number of objects written at once. The
    * spec's 8 MiB suits stores that charge per request; on a local disk, where a PUT costs a write
    * and an fsync but no fee, 1 to 2 MiB objects let a burst of appends be written as several
-   * objects in parallel and raise throughput (docs/performance.md "WAL object size on the
-   * filesystem store"). The write buffer ({@link #maxBufferedBytes}) is raised to one object if it
-   * is smaller.
+   * objects in parallel and raise throughput (docs/operations/performance.md "WAL object size on
+   * the filesystem store"). The write buffer ({@link #maxBufferedBytes}) is raised to one object if
+   * it is smaller.
    */
   public NodeSettings withWalObjects(int maxBytes, int maxInFlight) {
     return toBuilder()

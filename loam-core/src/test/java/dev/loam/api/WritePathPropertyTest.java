@@ -38,11 +38,11 @@ import net.jqwik.api.Tuple;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Adversarial model check of one node's write and read path (docs/write-and-read-path.md,
- * stream-engine.txt §3): random appends (plain and idempotent, with deliberate retries of the same
- * producer sequence), fetches and long-polls, scripted PUT and commit faults, and crashes with a
- * restart on the same store and metastore. After every run the whole log is read back and checked
- * against what each append was told:
+ * Adversarial model check of one node's write and read path (docs/design/write-path.md and
+ * read-path.md, stream-engine.txt §3): random appends (plain and idempotent, with deliberate
+ * retries of the same producer sequence), fetches and long-polls, scripted PUT and commit faults,
+ * and crashes with a restart on the same store and metastore. After every run the whole log is read
+ * back and checked against what each append was told:
  *
  * <ul>
  *   <li>every acknowledged append is at exactly its acknowledged offsets with its bytes;

@@ -64,6 +64,6 @@ public final class LoamCli {
             + "                 --http-port PORT [--zone Z] [--host H] [--slots N]\n"
             + "                 [--advertised-address URL] [--voters N] [--flush-ms MS]\n"
             + "  Runs one member of a cluster in this process: a Ratis metastore replica, a node\n"
-            + "  on the shared store and its HTTP API (docs/running-a-cluster.md).");
+            + "  on the shared store and its HTTP API (docs/operations/running-a-cluster.md).");
   }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code POST /v1/producers}, {@code GET /v1/cluster/nodes} and the named-consumer routes of
- * docs/http-api.md against a started server, with the JDK client.
+ * docs/reference/http-api.md against a started server, with the JDK client.
  */
 class ConsumersAndProducersIT {
   static final String C = "/v1/namespaces/ns/consumers/app/streams/s";

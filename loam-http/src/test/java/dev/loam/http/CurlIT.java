@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every route with curl, as docs/http-api.md shows them. */
+/** Every route with curl, as docs/reference/http-api.md shows them. */
 class CurlIT {
   @TempDir Path dir;
   HttpTestSupport h;

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every route and error of docs/http-api.md against a started server, with the JDK client. */
+/**
+ * Every route and error of docs/reference/http-api.md against a started server, with the JDK
+ * client.
+ */
 class LoamHttpServerIT {
   @TempDir Path dir;
   HttpTestSupport h;

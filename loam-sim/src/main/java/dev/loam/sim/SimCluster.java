@@ -308,7 +308,7 @@ public final class SimCluster {
       return null;
     }
     if (n.clock.offset().compareTo(Duration.ZERO) > 0) {
-      return null; // docs/ownership.md "Known limits": its commands are refused FUTURE_STAMP
+      return null; // docs/design/ownership.md "Known limits": its commands are refused FUTURE_STAMP
     }
     long runningMillis = TimeUnit.NANOSECONDS.toMillis(clock.nanos() - n.disturbedAtNanos);
     long liveness = ownershipSettings.livenessTimeout().toMillis();

@@ -38,8 +38,8 @@ import java.util.zip.CRC32C;
  * arrival with the metastore's own clock (the unskewed {@link SimClock}), before logging.
  *
  * <p>{@link RegisterNode} is applied at once, inside {@code propose}: {@code NodeRuntime.start}
- * blocks its caller on the registration future (see docs/simulation.md, "Found in core"), and in a
- * one-thread simulation nobody else could complete it.
+ * blocks its caller on the registration future (see docs/design/simulation.md, "Found in core"),
+ * and in a one-thread simulation nobody else could complete it.
  */
 public final class SimMetastore implements Metastore {
 

@@ -30,8 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * One deterministic run of a Loam cluster, decided by one seed (docs/simulation.md): N real {@link
- * LoamNode}s sharing a {@link SimObjectStore} and a {@link SimMetastore}, all on one {@link
+ * One deterministic run of a Loam cluster, decided by one seed (docs/design/simulation.md): N real
+ * {@link LoamNode}s sharing a {@link SimObjectStore} and a {@link SimMetastore}, all on one {@link
  * SimScheduler}; a workload of plain and idempotent appends (idempotent ones retried until
  * acknowledged), fetches, node crashes and restarts, metastore leader changes and a clock step of
  * ±90 s on one node; then a healing phase (faults off, every node back) and a read-back of every

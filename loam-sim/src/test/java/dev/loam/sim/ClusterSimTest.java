@@ -9,9 +9,10 @@ import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * The cluster simulation over many seeds (docs/simulation.md). The number of seeds is jqwik's
- * default tries, set by the {@code loam.sim.tries} property in loam-sim's pom ({@code -Psim-long}
- * for thousands). A failure prints its seed, the fault schedule and the command that replays it:
+ * The cluster simulation over many seeds (docs/design/simulation.md). The number of seeds is
+ * jqwik's default tries, set by the {@code loam.sim.tries} property in loam-sim's pom ({@code
+ * -Psim-long} for thousands). A failure prints its seed, the fault schedule and the command that
+ * replays it:
  *
  * <pre>
  * mvn -B -pl loam-sim -am test -Dtest=ClusterSimTest#replay \
@@ -26,12 +27,12 @@ class ClusterSimTest {
   }
 
   /**
-   * Seeds that once found a bug (docs/simulation.md "Bugs found"), kept so the fix stays in place.
-   * Seeds 6, 13, 26: a node whose clock stepped back 90 s stopped renewing and was declared dead
-   * while live. Seed 2654: a consumer commit whose answer was lost, then a lower acknowledged one.
-   * Seed 4473835: the express store's cleanup delete of a failed attempt's minority copy landed
-   * after the retry of the same key had written that zone, leaving acknowledged objects on fewer
-   * than two zones.
+   * Seeds that once found a bug (docs/design/simulation.md "Bugs found"), kept so the fix stays in
+   * place. Seeds 6, 13, 26: a node whose clock stepped back 90 s stopped renewing and was declared
+   * dead while live. Seed 2654: a consumer commit whose answer was lost, then a lower acknowledged
+   * one. Seed 4473835: the express store's cleanup delete of a failed attempt's minority copy
+   * landed after the retry of the same key had written that zone, leaving acknowledged objects on
+   * fewer than two zones.
    */
   @Example
   void seedsThatFoundBugs() {

@@ -5,7 +5,7 @@ import java.util.TreeMap;
 
 /**
  * Runs a range of seeds outside JUnit and prints the failures and the summed counts (the numbers of
- * docs/simulation.md): {@code java -cp ... dev.loam.sim.SimMain FIRST COUNT}.
+ * docs/design/simulation.md): {@code java -cp ... dev.loam.sim.SimMain FIRST COUNT}.
  */
 public final class SimMain {
   private SimMain() {}

@@ -287,7 +287,7 @@ public record BenchConfig(
                                  default) or expected-interval (HdrHistogram correction)
         --seed N                 seed of keys, payloads and latency samples (42)
         --scenario S             quick (8 s + 2 s warm-up, the options above still apply) or
-                                 baseline (the four scenarios of docs/performance.md)
+                                 baseline (the four scenarios of docs/operations/performance.md)
         --runs N                 repetitions of each scenario (1); medians and spreads reported
         --limits                 also measure memory copy, CRC32C and 8 MiB write+fsync, print ratios
         --out FILE               JSON output (target/bench-<timestamp>.json); the SVG plot goes next
@@ -435,8 +435,9 @@ public record BenchConfig(
   }
 
   /**
-   * The scenarios of docs/performance.md: local store flat out with a 5 ms and a 250 ms flush,
-   * s3-standard at a fixed rate with a 250 ms flush, express with zonal-express at a fixed rate.
+   * The scenarios of docs/operations/performance.md: local store flat out with a 5 ms and a 250 ms
+   * flush, s3-standard at a fixed rate with a 250 ms flush, express with zonal-express at a fixed
+   * rate.
    */
   static List<BenchConfig> baseline(BenchConfig base, long rate) {
     long fixed = rate > 0 ? rate : 20_000;

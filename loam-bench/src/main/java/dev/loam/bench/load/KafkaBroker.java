@@ -57,7 +57,7 @@ final class KafkaBroker implements AutoCloseable {
 
   /**
    * The broker JVM's flags: those of Kafka's own start scripts, plus a pre-touched heap as {@code
-   * ./loam bench} gives Loam's JVM (docs/performance.md "The machine").
+   * ./loam bench} gives Loam's JVM (docs/operations/performance.md "The machine").
    */
   static final List<String> JVM_FLAGS =
       List.of(

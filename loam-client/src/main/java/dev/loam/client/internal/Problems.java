@@ -16,8 +16,8 @@ import java.net.http.HttpHeaders;
 import java.time.Duration;
 
 /**
- * Maps an error answer (an RFC 9457 problem document, docs/http-api.md "Errors") to the typed
- * client exception a caller handles.
+ * Maps an error answer (an RFC 9457 problem document, docs/reference/http-api.md "Errors") to the
+ * typed client exception a caller handles.
  */
 public final class Problems {
   private Problems() {}

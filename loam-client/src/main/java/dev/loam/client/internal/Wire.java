@@ -26,8 +26,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The JSON shapes of docs/http-api.md, both ways. Keys, values and header values always travel in
- * base64 so every byte sequence round-trips.
+ * The JSON shapes of docs/reference/http-api.md, both ways. Keys, values and header values always
+ * travel in base64 so every byte sequence round-trips.
  */
 public final class Wire {
   static final ObjectMapper MAPPER = new ObjectMapper();

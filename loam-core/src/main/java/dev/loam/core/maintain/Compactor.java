@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Compacts the partitions of compacted streams this node owns (stream-engine.txt §5 "Compacted
- * streams"; the rules are in docs/segments-and-gc.md): keeps the latest record per key in the
+ * streams"; the rules are in docs/design/maintenance.md): keeps the latest record per key in the
  * segmented prefix of the log, keeps keyless records, removes tombstones once their delete horizon
  * has passed, and never changes an offset. Kept records are re-encoded into batches that tile the
  * offsets, written as compacted segments ({@code seg/<stream>/<partition>/<base>-<ulid>.cseg}) and
@@ -395,7 +395,7 @@ public final class Compactor {
             });
   }
 
-  /** Applies the rules (segments-and-gc.md "The rules") to one entry's records. */
+  /** Applies the rules (docs/design/maintenance.md "The rules") to one entry's records. */
   private void filter(Pass pass, IndexEntry e, byte[] bytes, Rebatcher rb) {
     boolean trustHorizon = isCompacted(e);
     long metaClock = pass.plan.metaClock();

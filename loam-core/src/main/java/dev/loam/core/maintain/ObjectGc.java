@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes objects nothing references (stream-engine.txt §5, D27; docs/segments-and-gc.md):
+ * Deletes objects nothing references (stream-engine.txt §5, D27; docs/design/maintenance.md):
  *
  * <ol>
  *   <li><b>Retired</b> objects (the metastore's list: no index entry references them since their

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rewrites a partition's WAL-backed index entries into one segment (stream-engine.txt §5,
- * docs/segments-and-gc.md). One {@link #poll()} makes at most one segment: it picks the first
+ * docs/design/maintenance.md). One {@link #poll()} makes at most one segment: it picks the first
  * partition with a run of WAL-backed entries of at least {@code thresholdBytes} (at most {@code
  * maxBytes}, the memory bound), reads the entries' bytes (tail cache or ranged GETs, one at a time,
  * not shared with fetches nor written to the disk cache), builds the segment with the batches

@@ -421,7 +421,8 @@ public final class ReadPath {
         RecordBatch batch = RecordBatch.readFrom(buf);
         long base = next;
         // A batch covers lastOffsetDelta + 1 offsets: its record count for every batch as
-        // appended, more when compaction removed records (segments-and-gc.md "Compacted streams").
+        // appended, more when compaction removed records (docs/design/maintenance.md "Compacted
+        // streams").
         next += batch.lastOffsetDelta() + 1L;
         if (next <= fromOffset) {
           continue;

@@ -15,8 +15,8 @@ import java.util.Map;
  * chunk is allocated once and reused, and an array that large is allocated outside the young
  * generation by G1, so the cache's tens of megabytes are never copied by young collections. Kept as
  * per-batch arrays they were live young data at every collection, and the copying made young pauses
- * of ~90 ms at 20 MB/s (JFR; docs/performance.md "GC and the ack tail"). Batches larger than a
- * chunk are not cached.
+ * of ~90 ms at 20 MB/s (JFR; docs/operations/performance.md "GC and the ack tail"). Batches larger
+ * than a chunk are not cached.
  */
 public final class TailCache {
   /** Chunk size; each chunk is filled front to back, then the oldest is reused. */

@@ -7,13 +7,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Recently read WAL objects kept in memory (segments-and-gc.md "One GET per WAL object"): the bytes
- * of a read-ahead GET (the whole object, or a prefix of it when the object is larger than one GET),
- * so later readers of other partitions in the same object need no GET of their own. Bounded in
- * bytes (the arrays held, counted exactly); least recently used object evicted first, whole; an
- * object larger than the bound is not kept. WAL objects are immutable and their keys are never
- * reused (the writer {@code create}s {@code wal/<class>/<node>/<ulid>.wal} if absent, ULIDs unique
- * per node), so bytes cached by key never go stale. Thread-safe.
+ * Recently read WAL objects kept in memory (docs/design/read-path.md "Read tiers"): the bytes of a
+ * read-ahead GET (the whole object, or a prefix of it when the object is larger than one GET), so
+ * later readers of other partitions in the same object need no GET of their own. Bounded in bytes
+ * (the arrays held, counted exactly); least recently used object evicted first, whole; an object
+ * larger than the bound is not kept. WAL objects are immutable and their keys are never reused (the
+ * writer {@code create}s {@code wal/<class>/<node>/<ulid>.wal} if absent, ULIDs unique per node),
+ * so bytes cached by key never go stale. Thread-safe.
  */
 final class WalReadAhead {
   private final long capacityBytes;

@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * The embedded default {@link ObjectStore}: objects are files under one root directory on a local
  * filesystem, and several processes may share that directory.
  *
- * <p>Layout (see {@code docs/object-store.md}): key {@code wal/0001} is the file {@code
+ * <p>Layout (see {@code docs/reference/object-store.md}): key {@code wal/0001} is the file {@code
  * <root>/wal/0001~}. Leaf files carry a {@code ~} suffix, a character no key may contain, so the
  * object {@code a} (file {@code a~}) and the directory holding {@code a/b} (directory {@code a})
  * never clash. Segments longer than {@value #CHUNK_CHARS} chars are split into continuation

@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One node on an embedded metastore and an in-memory store with a compacted stream, a model of
- * every record appended, and the compaction invariants (docs/segments-and-gc.md "Compacted
+ * every record appended, and the compaction invariants (docs/design/maintenance.md "Compacted
  * streams") checked against what fetches return. The store can "crash" the compactor right after a
  * compacted segment's PUT, before its swap.
  */

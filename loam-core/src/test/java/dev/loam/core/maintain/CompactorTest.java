@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Each compaction rule of docs/segments-and-gc.md "Compacted streams", on a real node. */
+/** Each compaction rule of docs/design/maintenance.md "Compacted streams", on a real node. */
 class CompactorTest {
   static final CompactionSettings SETTINGS =
       CompactionSettings.defaults().withTombstoneRetention(CompactionHarness.TOMBSTONE_RETENTION);

@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
-/** The WAL read-ahead (segments-and-gc.md "One GET per WAL object"): {@link WalReadAhead}. */
+/** The WAL read-ahead (docs/design/read-path.md "Read tiers"): {@link WalReadAhead}. */
 class WalReadAheadTest {
   static final int SPAN = 8 << 20;
 

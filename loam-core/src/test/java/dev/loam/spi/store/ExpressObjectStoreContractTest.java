@@ -28,11 +28,11 @@ class ExpressObjectStoreContractTest extends ObjectStoreContractTest {
   }
 
   /**
-   * Documented deviation (docs/object-store.md, express): zones decide races independently, so
-   * racing creates of one key by different writers may all lose. Loam writes express objects under
-   * writer-unique keys (wal/express/<node>/<ulid>.wal), so this never happens to Loam's own keys.
-   * What still holds: never two winners, every loser is told exists or unknown, and a winner's
-   * bytes are what a read returns.
+   * Documented deviation (docs/reference/object-store.md, express): zones decide races
+   * independently, so racing creates of one key by different writers may all lose. Loam writes
+   * express objects under writer-unique keys (wal/express/<node>/<ulid>.wal), so this never happens
+   * to Loam's own keys. What still holds: never two winners, every loser is told exists or unknown,
+   * and a winner's bytes are what a read returns.
    */
   @Override
   @Test

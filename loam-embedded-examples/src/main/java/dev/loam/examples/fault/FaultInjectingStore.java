@@ -1,26 +1,22 @@
 package dev.loam.examples.fault;
 
-import dev.loam.spi.store.DeleteFailure;
-import dev.loam.spi.store.ListPage;
-import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.StoreOutcomeUnknownException;
 import dev.loam.spi.store.StoreUnavailableException;
 import dev.loam.spi.store.TailRead;
+import dev.loam.store.ForwardingObjectStore;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 
 /**
- * A chaos-testing wrapper around a node's object store (docs/simulation.md, "Process-level chaos
- * test"): it fails a configurable fraction of writes and reads with the store's own typed errors,
- * so a real multi-process cluster can be tested against a misbehaving store without a cloud
+ * A chaos-testing wrapper around a node's object store (docs/design/simulation.md, "Process-level
+ * chaos test"): it fails a configurable fraction of writes and reads with the store's own typed
+ * errors, so a real multi-process cluster can be tested against a misbehaving store without a cloud
  * account. Its rates change at run time ({@link #setRates}, or a {@link FaultFile} that a test
  * rewrites); with {@link FaultRates#OFF} every call goes straight to the delegate.
  *
@@ -39,14 +35,13 @@ import java.util.random.RandomGenerator;
  * <p>{@code head}, {@code list} and {@code delete} are never faulted. Each injected fault is
  * counted and reported to the listener. Thread-safe.
  */
-public final class FaultInjectingStore implements ObjectStore {
+public final class FaultInjectingStore extends ForwardingObjectStore {
   /** Told about every fault injected (for logs and test counters); must not block. */
   @FunctionalInterface
   public interface Listener {
     void injected(FaultKind kind, String operation, String key);
   }
 
-  private final ObjectStore delegate;
   private final RandomGenerator random;
   private final Listener listener;
   private final Map<FaultKind, AtomicLong> counts = new EnumMap<>(FaultKind.class);
@@ -56,7 +51,7 @@ public final class FaultInjectingStore implements ObjectStore {
    * @param random draws the faults; used under this object's lock, so any generator will do
    */
   public FaultInjectingStore(ObjectStore delegate, RandomGenerator random, Listener listener) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(Objects.requireNonNull(delegate, "delegate"));
     this.random = Objects.requireNonNull(random, "random");
     this.listener = Objects.requireNonNull(listener, "listener");
     for (FaultKind k : FaultKind.values()) {
@@ -163,25 +158,5 @@ public final class FaultInjectingStore implements ObjectStore {
   @Override
   public CompletableFuture<TailRead> getTail(String key, int length) {
     return read("getTail", key, () -> delegate.getTail(key, length));
-  }
-
-  @Override
-  public CompletableFuture<Optional<ObjectInfo>> head(String key) {
-    return delegate.head(key);
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int maxKeys) {
-    return delegate.list(prefix, startAfter, maxKeys);
-  }
-
-  @Override
-  public CompletableFuture<List<DeleteFailure>> delete(List<String> keys) {
-    return delegate.delete(keys);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }

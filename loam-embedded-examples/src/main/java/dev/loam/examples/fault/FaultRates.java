@@ -8,8 +8,8 @@ import java.util.TreeSet;
 
 /**
  * How often a {@link FaultInjectingStore} injects each fault: probabilities per call. Written by
- * tests as a small properties text (the fault file, docs/running-a-cluster.md), so a chaos test can
- * switch a running node's faults on and off without a control route in the node.
+ * tests as a small properties text (the fault file, docs/operations/running-a-cluster.md), so a
+ * chaos test can switch a running node's faults on and off without a control route in the node.
  *
  * @param writeUnavailable fraction of creates and puts refused (nothing written)
  * @param writeOutcomeUnknown fraction of creates and puts written but answered outcome unknown

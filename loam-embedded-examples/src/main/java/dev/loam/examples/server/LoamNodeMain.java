@@ -44,9 +44,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code loam node}: one member of a cluster in its own process (docs/running-a-cluster.md). Its
- * metastore is a {@link RatisMetastore} replica whose peers are {@code --peers}; its objects live
- * in the shared store {@code --store}; it serves the native HTTP API on {@code --http-port}.
+ * {@code loam node}: one member of a cluster in its own process
+ * (docs/operations/running-a-cluster.md). Its metastore is a {@link RatisMetastore} replica whose
+ * peers are {@code --peers}; its objects live in the shared store {@code --store}; it serves the
+ * native HTTP API on {@code --http-port}.
  *
  * <pre>
  * java -cp 'loam-embedded-examples/target/classes:loam-embedded-examples/target/lib/*' \
@@ -676,6 +677,6 @@ public final class LoamNodeMain {
             + "  Every node gets the same --peers in the same order. --fault-file is for\n"
             + "  chaos tests only: it makes the store fail a fraction of reads and writes as\n"
             + "  the file says (re-read every 100 ms; absent = no faults). See\n"
-            + "  docs/running-a-cluster.md.");
+            + "  docs/operations/running-a-cluster.md.");
   }
 }

@@ -9,10 +9,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The verdicts of the process-level chaos test (docs/simulation.md, "Process-level chaos test"),
- * from what clients were told and what is read back at the end. Every record value the workload
- * sends is unique, so a value identifies one record. Thread-safe: the workload threads report to it
- * concurrently.
+ * The verdicts of the process-level chaos test (docs/design/simulation.md, "Process-level chaos
+ * test"), from what clients were told and what is read back at the end. Every record value the
+ * workload sends is unique, so a value identifies one record. Thread-safe: the workload threads
+ * report to it concurrently.
  *
  * <ul>
  *   <li>every acknowledged record is read back at exactly its acknowledged partition and offset

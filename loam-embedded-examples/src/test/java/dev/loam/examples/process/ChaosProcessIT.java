@@ -43,14 +43,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The process-level chaos test (docs/simulation.md, "Process-level chaos test"): three {@code loam
- * node} processes (real Ratis, real sockets, the filesystem store), a workload over HTTP
- * (idempotent producers that retry through other nodes, plain producers that never retry, named
- * consumers that commit and resume), kill -9 of a node every few seconds (every other kill aimed at
- * the metastore leader) with a restart after a short delay, and the object-store fault injector
- * ({@code --fault-file}) switched on and off. Then faults off, every node up, the producers finish,
- * the consumers catch up, everything is read back from every node and {@link ChaosChecker} judges
- * it. Prints a summary table (also written to {@code
+ * The process-level chaos test (docs/design/simulation.md, "Process-level chaos test"): three
+ * {@code loam node} processes (real Ratis, real sockets, the filesystem store), a workload over
+ * HTTP (idempotent producers that retry through other nodes, plain producers that never retry,
+ * named consumers that commit and resume), kill -9 of a node every few seconds (every other kill
+ * aimed at the metastore leader) with a restart after a short delay, and the object-store fault
+ * injector ({@code --fault-file}) switched on and off. Then faults off, every node up, the
+ * producers finish, the consumers catch up, everything is read back from every node and {@link
+ * ChaosChecker} judges it. Prints a summary table (also written to {@code
  * target/process-cluster/ChaosProcessIT/summary.md}).
  *
  * <p>{@code -Dloam.chaos.durationS=N} sets the chaos phase (default 45 s), {@code

@@ -15,12 +15,12 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The faults of a run (docs/simulation.md "Faults"). It switches the per-call faults of the store,
- * the express zones and the metastore on and off (their probabilities are drawn with the run's
- * settings from the seed's plan stream), and schedules the faults of the run itself: node crashes
- * and restarts, metastore leader changes, process pauses, slot changes, stream transfers, a zone
- * outage, a graceful leave and a clock step of ±90 s on one node. That schedule is drawn from the
- * seed's fault stream before the workload starts, and written to the run's fault schedule.
+ * The faults of a run (docs/design/simulation.md "Faults"). It switches the per-call faults of the
+ * store, the express zones and the metastore on and off (their probabilities are drawn with the
+ * run's settings from the seed's plan stream), and schedules the faults of the run itself: node
+ * crashes and restarts, metastore leader changes, process pauses, slot changes, stream transfers, a
+ * zone outage, a graceful leave and a clock step of ±90 s on one node. That schedule is drawn from
+ * the seed's fault stream before the workload starts, and written to the run's fault schedule.
  */
 public final class Nemesis {
   private final SimContext ctx;

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Whether the cluster stays available, for owner-bound work and for the data inside retention
- * (docs/simulation.md "Invariants"):
+ * (docs/design/simulation.md "Invariants"):
  *
  * <ul>
  *   <li>a stream whose owner died or left is open again within twice the liveness timeout plus 10

@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The invariants of a run (docs/simulation.md), in the spirit of Jepsen's queue checkers. Checked
- * as events happen, where cheap:
+ * The invariants of a run (docs/design/simulation.md), in the spirit of Jepsen's queue checkers.
+ * Checked as events happen, where cheap:
  *
  * <ul>
  *   <li>per partition, every appended batch starts at the high watermark (offsets dense, never

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The named-consumer invariants (stream-engine.txt §7; docs/simulation.md "Named consumers"),
- * judged against the commits each consumer was told are committed:
+ * The named-consumer invariants (stream-engine.txt §7; docs/design/simulation.md "Named
+ * consumers"), judged against the commits each consumer was told are committed:
  *
  * <ul>
  *   <li>a consumer resumes (after a new lease) at a committed offset at or after its last

@@ -19,9 +19,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The validations at the end of a run, once healing is over (docs/simulation.md "Validations"): one
- * node reads every partition back, and the result is judged against the {@link History}. Each
- * invariant is one method:
+ * The validations at the end of a run, once healing is over (docs/design/simulation.md
+ * "Validations"): one node reads every partition back, and the result is judged against the {@link
+ * History}. Each invariant is one method:
  *
  * <ul>
  *   <li>{@link #readBack}: every partition reads back from its log start to its high watermark, in

@@ -24,10 +24,10 @@ import java.util.function.Function;
 
 /**
  * The ownership invariants of ownership-and-routing.txt, checked on every command the simulated
- * metastore applies, against the replicated state just before and just after it (docs/simulation.md
- * "Invariants"). The rules are re-derived here independently of {@code MetaStateMachine}, so a
- * fencing or placement bug in the state machine, or a proposal the core should never have made,
- * shows up as a violation with the index of the command.
+ * metastore applies, against the replicated state just before and just after it
+ * (docs/design/simulation.md "Invariants"). The rules are re-derived here independently of {@code
+ * MetaStateMachine}, so a fencing or placement bug in the state machine, or a proposal the core
+ * should never have made, shows up as a violation with the index of the command.
  *
  * <ul>
  *   <li>a node declared dead (or a stale epoch of it) has no command accepted until it registers;

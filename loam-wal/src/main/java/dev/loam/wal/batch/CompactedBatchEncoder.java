@@ -8,7 +8,7 @@ import java.util.zip.CRC32C;
 
 /**
  * Re-encodes the records a compaction keeps into one RecordBatch v2 whose offsets are the records'
- * original ones (docs/segments-and-gc.md "Compacted streams"): baseOffset and per-record offset
+ * original ones (docs/design/maintenance.md "Compacted streams"): baseOffset and per-record offset
  * deltas are taken from the records, and {@code lastOffsetDelta} may reach past the last record so
  * that consecutive batches tile the offsets, as Kafka's log cleaner keeps a cleaned batch's offset
  * span. A batch may be empty (record count 0) when its whole span was compacted away. It can carry
