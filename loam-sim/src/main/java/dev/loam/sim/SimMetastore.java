@@ -347,9 +347,20 @@ public final class SimMetastore implements Metastore {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  /** Shared by every simulated node: only the simulation closes it. */
+  /**
+   * Shared by every simulated node: only the simulation closes it. Pending {@link #awaitApplied}
+   * futures fail with UNAVAILABLE, as the other metastores' do (the kit checks it).
+   */
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
     closed = true;
+    LoamException err = new LoamException(Kind.UNAVAILABLE, "simulated metastore is closed");
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    waiters.values().forEach(pending::addAll);
+    waiters.clear();
+    pending.forEach(w -> w.completeExceptionally(err));
   }
 }
