@@ -90,6 +90,12 @@ import org.slf4j.LoggerFactory;
  * fails to apply or to snapshot stops (fail-stop, see {@link MetaRatisStateMachine}).
  *
  * <p>Thread-safe. Ratis owns its threads; futures are completed on the injected executor.
+ *
+ * <p>Why one file of about 900 lines: its sections (starting the server, the {@link Metastore}
+ * methods, membership and admin, the state machine's callbacks) share one replica's server,
+ * clients, fail-stop state and applied-index watch, and their ordering under close and failure is
+ * the hard part; kept together, that ordering can be read in one place. The applied-index waiters
+ * and listeners already live in {@link AppliedIndexWatch}, shared with the other metastores.
  */
 public final class RatisMetastore implements Metastore {
   private static final Logger LOG = LoggerFactory.getLogger(RatisMetastore.class);
