@@ -48,6 +48,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The metastore conformance kit (STYLE.md §2): every {@link Metastore} implementation, embedded or
  * replicated, extends this class and passes it unchanged. Commit rules are stream-engine.txt §3.
+ *
+ * <p>The cases are {@code protected} so that a subclass in any package runs them; an override may
+ * assert a different message, never weaken a case. Every wait goes through {@link #await}, which a
+ * metastore driven by a simulated scheduler overrides.
  */
 public abstract class MetastoreContractTest {
   protected static final long START_MILLIS = 1_780_000_000_000L;
