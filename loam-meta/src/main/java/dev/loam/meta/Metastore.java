@@ -7,7 +7,7 @@ import java.util.function.Function;
 /**
  * The replicated-meta SPI: a log of {@link Command}s applied in order by one deterministic {@code
  * MetaStateMachine} on every replica. The embedded implementation is single-node and durable on
- * local disk; the Ratis one replicates (issue 3). Both pass the same conformance kit.
+ * local disk; the Ratis one replicates. Both, and the simulation's, run the same conformance kit.
  *
  * <p>Thread-safe. Failures arrive only through futures.
  */

@@ -37,8 +37,10 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The metastore conformance kit (STYLE.md §2): every {@link Metastore} implementation, embedded or
  * replicated, extends this class and passes it unchanged. Commit rules are stream-engine.txt §3.
+ *
+ * <p>The cases are {@code protected} so that a subclass in any package runs them; an override may
+ * assert a different message, never weaken a case. Every wait goes through {@link #await}, which a
+ * metastore driven by a simulated scheduler overrides.
  */
 public abstract class MetastoreContractTest {
   protected static final long START_MILLIS = 1_780_000_000_000L;
@@ -82,10 +88,31 @@ public abstract class MetastoreContractTest {
     return new Origin(node, epoch, clock.millis());
   }
 
+  /**
+   * Waits for {@code f} and returns its value; every case waits through this method. The default
+   * blocks up to {@link #TIMEOUT_SECONDS}. An implementation driven by a simulated scheduler
+   * overrides it to run that scheduler until {@code f} completes, since nothing else would.
+   *
+   * @throws CompletionException with the cause when {@code f} fails
+   * @throws AssertionError when {@code f} does not complete in time
+   */
+  protected <T> T await(CompletableFuture<T> f) {
+    try {
+      return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new CompletionException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new AssertionError("no answer within " + TIMEOUT_SECONDS + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
   protected Applied propose(Command c) {
     try {
-      return ms.propose(c).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    } catch (Exception e) {
+      return await(ms.propose(c));
+    } catch (RuntimeException | AssertionError e) {
       throw new AssertionError("proposal failed: " + c, e);
     }
   }
@@ -160,7 +187,7 @@ public abstract class MetastoreContractTest {
   // ---- node registration and fencing
 
   @Test
-  void registrationEpochs() {
+  protected void registrationEpochs() {
     register("n1", 2);
     assertRejected(
         apply(new RegisterNode(origin("n1", 1), "a", 1, "z")), RejectReason.STALE_NODE_EPOCH);
@@ -187,7 +214,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void fencedNodeCannotCommit() {
+  protected void fencedNodeCannotCommit() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     register("n1", 2);
@@ -199,7 +226,7 @@ public abstract class MetastoreContractTest {
   // ---- namespaces and streams
 
   @Test
-  void namespaceCrud() {
+  protected void namespaceCrud() {
     register("n1", 1);
     assertThat(ms.read((MetaReader r) -> r.namespaceExists("default"))).isTrue();
     assertThat(apply(new CreateNamespace(origin("n1", 1), "ns1")))
@@ -224,7 +251,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void streamCrud() {
+  protected void streamCrud() {
     register("n1", 1);
     Origin o = origin("n1", 1);
     assertRejected(
@@ -273,7 +300,7 @@ public abstract class MetastoreContractTest {
   // ---- CommitWal: offsets and the index
 
   @Test
-  void commitAssignsOffsetsAcrossChunksAndPartitions() {
+  protected void commitAssignsOffsetsAcrossChunksAndPartitions() {
     register("n1", 1);
     StreamInfo a = createStream("default", "a", 2);
     StreamInfo b = createStream("default", "b", 1);
@@ -329,7 +356,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void entryForTimestamp() {
+  protected void entryForTimestamp() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     commitOne(s, batch(0, 100, 1, 100));
@@ -355,7 +382,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void invalidCommitsAreRefusedWholly() {
+  protected void invalidCommitsAreRefusedWholly() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     List<List<BatchCommit>> bad =
@@ -385,7 +412,7 @@ public abstract class MetastoreContractTest {
   // ---- the commit window (§3)
 
   @Test
-  void retriedCommitIsDeduplicated() {
+  protected void retriedCommitIsDeduplicated() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 2);
     CommitWal c =
@@ -414,7 +441,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void staleCommitIsRefused() {
+  protected void staleCommitIsRefused() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     String key = newObjectKey();
@@ -430,7 +457,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void futureStampIsRefusedWithoutLogging() {
+  protected void futureStampIsRefusedWithoutLogging() {
     register("n1", 1);
     long before = ms.appliedIndex();
     Applied refused =
@@ -448,7 +475,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void dedupeRecordsArePrunedAndARetryIsThenStale() {
+  protected void dedupeRecordsArePrunedAndARetryIsThenStale() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     CommitWal c = commit(newObjectKey(), clock.millis(), chunk(s, 0, batch(0, 100, 2, 1)));
@@ -464,7 +491,7 @@ public abstract class MetastoreContractTest {
   // ---- idempotent producers (§3 sequencer, Kafka's rules)
 
   @Test
-  void producerDuplicateReturnsOriginalOffsets() {
+  protected void producerDuplicateReturnsOriginalOffsets() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     commitOne(s, batch(0, 100, 1, 1)); // offset 0, no producer
@@ -494,7 +521,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void producerOutOfOrderSequence() {
+  protected void producerOutOfOrderSequence() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     assertThat(commitOne(s, idem(0, 3, 9, 0, 5)).status()).isEqualTo(BatchStatus.APPENDED);
@@ -506,7 +533,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void producerSequenceWrapsAfterMaxInt() {
+  protected void producerSequenceWrapsAfterMaxInt() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     assertThat(commitOne(s, idem(0, 2, 9, 0, Integer.MAX_VALUE - 1)).status())
@@ -515,7 +542,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void producerEpochs() {
+  protected void producerEpochs() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     assertThat(commitOne(s, idem(0, 1, 5, 3, 0)).status()).isEqualTo(BatchStatus.APPENDED);
@@ -531,7 +558,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void commitToDeletedStreamIsUnknownPartition() {
+  protected void commitToDeletedStreamIsUnknownPartition() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     StreamInfo t = createStream("default", "t", 1);
@@ -550,7 +577,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void concurrentProposalsGetDenseIndexesAndOffsets() throws Exception {
+  protected void concurrentProposalsGetDenseIndexesAndOffsets() {
     register("n1", 1);
     StreamInfo s = createStream("default", "s", 1);
     long base = ms.appliedIndex();
@@ -562,7 +589,7 @@ public abstract class MetastoreContractTest {
     List<Long> indexes = new ArrayList<>();
     List<Long> offsets = new ArrayList<>();
     for (CompletableFuture<Applied> f : futures) {
-      Applied a = f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      Applied a = await(f);
       indexes.add(a.index());
       offsets.add(single((Outcome.WalCommitted) a.outcome()).baseOffset());
     }
@@ -577,7 +604,7 @@ public abstract class MetastoreContractTest {
   // ---- watches
 
   @Test
-  void awaitAppliedAndListeners() throws Exception {
+  protected void awaitAppliedAndListeners() {
     List<String> seen = Collections.synchronizedList(new ArrayList<>());
     ms.addApplyListener(
         (index, command, outcome) ->
@@ -588,7 +615,7 @@ public abstract class MetastoreContractTest {
                     + ":"
                     + outcome.getClass().getSimpleName()));
     long base = ms.appliedIndex();
-    assertThat(ms.awaitApplied(base).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isNull();
+    assertThat(await(ms.awaitApplied(base))).isNull();
     CompletableFuture<Void> later = ms.awaitApplied(base + 2);
     assertThat(later).isNotDone();
     Applied a1 = propose(new RegisterNode(origin("n1", 1), "h", 1, "z"));
@@ -596,7 +623,7 @@ public abstract class MetastoreContractTest {
     assertThat(later).isNotDone();
     Applied a2 = propose(new CreateNamespace(origin("nx", 1), "q"));
     assertThat(a2.index()).isEqualTo(base + 2);
-    later.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    await(later);
     assertThat(ms.appliedIndex()).isGreaterThanOrEqualTo(base + 2);
     assertThat(seen)
         .containsExactly(
@@ -604,12 +631,12 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void closedMetastoreRefusesProposals() {
+  protected void closedMetastoreRefusesProposals() {
     register("n1", 1);
     CompletableFuture<Void> never = ms.awaitApplied(ms.appliedIndex() + 100);
     ms.close();
-    assertThatThrownBy(() -> ms.propose(new CreateNamespace(origin("n1", 1), "x")).get())
-        .isInstanceOf(ExecutionException.class)
+    assertThatThrownBy(() -> await(ms.propose(new CreateNamespace(origin("n1", 1), "x"))))
+        .isInstanceOf(CompletionException.class)
         .cause()
         .isInstanceOfSatisfying(
             LoamException.class,
@@ -662,7 +689,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void swapReplacesEntriesRetiresUnreferencedObjectsAndIsIdempotent() {
+  protected void swapReplacesEntriesRetiresUnreferencedObjectsAndIsIdempotent() {
     StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
     List<IndexEntry> before = entries(s, 0);
     assertThat(before).hasSize(2);
@@ -688,7 +715,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void staleSwapIsRefusedByCompareAndSwap() {
+  protected void staleSwapIsRefusedByCompareAndSwap() {
     StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
     List<IndexEntry> before = entries(s, 0);
     assertThat(apply(swap(s, 0, before, "seg/1/0/0-x.seg", clock.millis())))
@@ -706,7 +733,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void swapIsFencedByNodeEpochAndSegmentAge() {
+  protected void swapIsFencedByNodeEpochAndSegmentAge() {
     StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
     List<IndexEntry> before = entries(s, 0);
     long old = clock.millis();
@@ -720,7 +747,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void invalidSwapsAreRefused() {
+  protected void invalidSwapsAreRefused() {
     StreamInfo s = twoObjects("wal/standard/n1/a.wal", "wal/standard/n1/b.wal");
     List<IndexEntry> before = entries(s, 0);
     dev.loam.meta.command.SwapSegment ok = swap(s, 0, before, "seg/1/0/0-x.seg", clock.millis());
@@ -804,7 +831,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void timeRetentionTrimsOnlyExpiredWholeEntries() {
+  protected void timeRetentionTrimsOnlyExpiredWholeEntries() {
     StreamInfo s = retentionStream(Duration.ofMinutes(2).toMillis(), -1);
     var time = dev.loam.meta.command.TrimPartition.Reason.TIME;
     // Now = start + 4 min: entries stamped start+0 and start+1 are older than 2 minutes.
@@ -831,7 +858,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void sizeRetentionKeepsAtLeastTheLimitAndTheNewestEntry() {
+  protected void sizeRetentionKeepsAtLeastTheLimitAndTheNewestEntry() {
     StreamInfo s = retentionStream(-1, 150);
     var size = dev.loam.meta.command.TrimPartition.Reason.SIZE;
     // 4 entries of 100 bytes: dropping 2 keeps 200 >= 150; dropping 3 would keep 100 < 150.
@@ -843,7 +870,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void sizeRetentionNeverDropsTheNewestEntry() {
+  protected void sizeRetentionNeverDropsTheNewestEntry() {
     StreamInfo s = retentionStream(-1, 1);
     var size = dev.loam.meta.command.TrimPartition.Reason.SIZE;
     assertRejected(trim(s, 8, size), RejectReason.INVALID);
@@ -852,7 +879,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void objectLifecycleRetireAndConfirmDeletion() {
+  protected void objectLifecycleRetireAndConfirmDeletion() {
     register("n1", 1);
     StreamInfo s = createStream("default", "life", 1);
     // A commit that appends nothing (unknown partition) retires its object at once.
@@ -891,7 +918,7 @@ public abstract class MetastoreContractTest {
   // ---- producer ids and named consumers (stream-engine.txt §7)
 
   @Test
-  void producerIdsAreHandedOutOnceInIncreasingRanges() {
+  protected void producerIdsAreHandedOutOnceInIncreasingRanges() {
     register("n1", 1);
     assertThat(apply(new AllocateProducerIds(origin("n1", 1), 1)))
         .isEqualTo(new Outcome.ProducerIdsAllocated(0, 1));
@@ -926,7 +953,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void aConsumerLeaseIsGrantedRenewedAndCommitsWithinTheRange() {
+  protected void aConsumerLeaseIsGrantedRenewedAndCommitsWithinTheRange() {
     register("n1", 1);
     StreamInfo s = createStream("default", "c1", 2);
     appendRecords(s, 0, 5);
@@ -977,7 +1004,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void anExpiredLeaseIsTakenOverAndTheOldGenerationIsFenced() {
+  protected void anExpiredLeaseIsTakenOverAndTheOldGenerationIsFenced() {
     register("n1", 1);
     StreamInfo s = createStream("default", "c2", 1);
     appendRecords(s, 0, 4);
@@ -1010,7 +1037,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void invalidConsumerCommandsAreRefused() {
+  protected void invalidConsumerCommandsAreRefused() {
     register("n1", 1);
     StreamInfo s = createStream("default", "c3", 1);
     // No lease at all: fenced (the caller's generation is not current).
@@ -1044,7 +1071,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void deletingAStreamDropsItsConsumersAndARecreatedStreamStartsFresh() {
+  protected void deletingAStreamDropsItsConsumersAndARecreatedStreamStartsFresh() {
     register("n1", 1);
     StreamInfo s = createStream("default", "c4", 1);
     appendRecords(s, 0, 2);
@@ -1061,7 +1088,7 @@ public abstract class MetastoreContractTest {
   // ---- stream admin: UpdateStreamConfig and AddPartitions
 
   @Test
-  void updateStreamConfigChangesOnlyTheNamedFields() {
+  protected void updateStreamConfigChangesOnlyTheNamedFields() {
     register("n1", 1);
     Origin o = origin("n1", 1);
     StreamConfig cfg =
@@ -1098,7 +1125,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void invalidStreamConfigUpdatesAreRefusedNamingTheField() {
+  protected void invalidStreamConfigUpdatesAreRefusedNamingTheField() {
     register("n1", 1);
     Origin o = origin("n1", 1);
     StreamInfo s = createStream("default", "u2", 1);
@@ -1123,7 +1150,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void addPartitionsGrowsAStreamWithEmptyPartitionsAndKeepsTheOldOnes() {
+  protected void addPartitionsGrowsAStreamWithEmptyPartitionsAndKeepsTheOldOnes() {
     register("n1", 1);
     Origin o = origin("n1", 1);
     StreamInfo s = createStream("default", "p1", 2);
@@ -1161,7 +1188,7 @@ public abstract class MetastoreContractTest {
   }
 
   @Test
-  void addPartitionsMustGrowWithinTheLimit() {
+  protected void addPartitionsMustGrowWithinTheLimit() {
     register("n1", 1);
     Origin o = origin("n1", 1);
     StreamInfo s = createStream("default", "p2", 3);

@@ -3,6 +3,7 @@ package dev.loam.sim;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
+import dev.loam.meta.AppliedIndexWatch;
 import dev.loam.meta.ApplyListener;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
@@ -13,12 +14,9 @@ import dev.loam.meta.command.Command;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.state.MetaStateMachine;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -104,8 +102,7 @@ public final class SimMetastore implements Metastore {
   private final Trace trace;
   private final MetaStateMachine machine;
   private final Stats stats = new Stats();
-  private final List<ApplyListener> listeners = new ArrayList<>();
-  private final TreeMap<Long, List<CompletableFuture<Void>>> waiters = new TreeMap<>();
+  private final AppliedIndexWatch watch = new AppliedIndexWatch(0);
   private final long maxFutureStampMillis;
   private boolean faultsEnabled = true;
   private boolean closed;
@@ -245,6 +242,7 @@ public final class SimMetastore implements Metastore {
     Command logged = CommandCodec.decode(encoded);
     long index = machine.appliedIndex() + 1;
     Outcome outcome = machine.apply(index, logged);
+    List<CompletableFuture<Void>> ready = watch.advance(index);
     trace.add(
         "meta apply index="
             + index
@@ -254,13 +252,15 @@ public final class SimMetastore implements Metastore {
             + crc(encoded)
             + " outcome="
             + crc(outcomeBytes(outcome)));
-    for (ApplyListener l : List.copyOf(listeners)) {
-      l.onApplied(index, logged, outcome);
-    }
-    List<CompletableFuture<Void>> ready = new ArrayList<>();
-    Map<Long, List<CompletableFuture<Void>>> head = waiters.headMap(index, true);
-    head.values().forEach(ready::addAll);
-    head.clear();
+    // A listener's exception propagates to the task that applied the command: in the simulation a
+    // listener's bug is a failure to surface, not a line to log.
+    watch.notifyApplied(
+        index,
+        logged,
+        outcome,
+        (l, e) -> {
+          throw e;
+        });
     ready.forEach(w -> w.complete(null));
     Applied a = new Applied(index, outcome);
     if (proposedTerm < 0) {
@@ -330,26 +330,31 @@ public final class SimMetastore implements Metastore {
 
   @Override
   public CompletableFuture<Void> awaitApplied(long index) {
-    if (machine.appliedIndex() >= index) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (closed) {
-      return CompletableFuture.failedFuture(
-          new LoamException(Kind.UNAVAILABLE, "simulated metastore is closed index=" + index));
-    }
-    CompletableFuture<Void> f = new CompletableFuture<>();
-    waiters.computeIfAbsent(index, k -> new ArrayList<>()).add(f);
-    return f;
+    return watch.await(
+        index,
+        () ->
+            closed
+                ? new LoamException(
+                    Kind.UNAVAILABLE, "simulated metastore is closed index=" + index)
+                : null);
   }
 
   @Override
   public void addApplyListener(ApplyListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
+    watch.addListener(listener);
   }
 
-  /** Shared by every simulated node: only the simulation closes it. */
+  /**
+   * Shared by every simulated node: only the simulation closes it. Pending {@link #awaitApplied}
+   * futures fail with UNAVAILABLE, as the other metastores' do (the kit checks it).
+   */
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
     closed = true;
+    LoamException err = new LoamException(Kind.UNAVAILABLE, "simulated metastore is closed");
+    watch.drain().forEach(w -> w.completeExceptionally(err));
   }
 }

@@ -256,7 +256,7 @@ public final class CommandCodec {
   }
 
   /** Writes an offset-index entry (shared with snapshots' layout). */
-  static void writeIndexEntry(BinaryWriter w, IndexEntry e) {
+  public static void writeIndexEntry(BinaryWriter w, IndexEntry e) {
     w.i64(e.baseOffset())
         .i32(e.recordCount())
         .string(e.objectKey())
@@ -265,7 +265,11 @@ public final class CommandCodec {
         .i64(e.maxTimestamp());
   }
 
-  static IndexEntry readIndexEntry(BinaryReader r, String field) {
+  /**
+   * Reads an entry written by {@link #writeIndexEntry}; {@code field} prefixes the field names that
+   * a corruption message names.
+   */
+  public static IndexEntry readIndexEntry(BinaryReader r, String field) {
     return new IndexEntry(
         r.i64(field + ".baseOffset"),
         r.i32(field + ".recordCount"),

@@ -11,6 +11,14 @@ public sealed interface Outcome {
   /** The command changed nothing; {@code reason} says why and {@code message} names the subject. */
   record Rejected(RejectReason reason, String message) implements Outcome {}
 
+  /**
+   * A {@link Rejected} outcome. The state machine's rules refuse through this, so a refusal is a
+   * value returned, never an exception thrown from apply.
+   */
+  static Rejected rejected(RejectReason reason, String message) {
+    return new Rejected(reason, message);
+  }
+
   /** Why a command was refused. */
   enum RejectReason {
     /** The proposer's node epoch is lower than the registered one (a zombie process). */

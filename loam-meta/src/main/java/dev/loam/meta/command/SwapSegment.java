@@ -11,8 +11,9 @@ import java.util.List;
  * retention trim, another swap or a compaction) can never overwrite newer entries. A swap whose
  * result is already in place is a deduplicated success (a retry after an unknown outcome). A
  * segment older than the stale-commit window is refused with STALE_COMMIT, so an orphaned segment
- * that GC may delete can never become referenced later. Stream ownership (issue 7) will add the
- * stream epoch to this fence.
+ * that GC may delete can never become referenced later. The swap is owner-bound
+ * (ownership-and-routing.txt): refused with NOT_OWNER from a node that does not hold the stream
+ * open, and, wrapped in {@link OwnerFenced}, fenced by the stream epoch too.
  *
  * @param expected the current entries of the range, in offset order, dense from {@code fromOffset}
  *     to {@code toOffset}

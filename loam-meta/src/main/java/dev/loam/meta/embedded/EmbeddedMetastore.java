@@ -3,6 +3,7 @@ package dev.loam.meta.embedded;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
+import dev.loam.meta.AppliedIndexWatch;
 import dev.loam.meta.ApplyListener;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
@@ -26,9 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -112,12 +111,8 @@ public final class EmbeddedMetastore implements Metastore {
   private long lastLoggedIndex;
   private long lastSnapshotIndex;
 
-  private volatile long appliedIndex;
-
-  /** awaitApplied futures by index; guarded by itself. */
-  private final TreeMap<Long, List<CompletableFuture<Void>>> waiters = new TreeMap<>();
-
-  private final CopyOnWriteArrayList<ApplyListener> listeners = new CopyOnWriteArrayList<>();
+  /** The applied index, its awaitApplied futures and the apply listeners. */
+  private final AppliedIndexWatch watch;
 
   private record Pending(Command command, byte[] payload, CompletableFuture<Applied> future) {}
 
@@ -143,7 +138,7 @@ public final class EmbeddedMetastore implements Metastore {
     this.logPath = recovered.logPath();
     this.lastLoggedIndex = machine.appliedIndex();
     this.lastSnapshotIndex = recovered.snapshotIndex();
-    this.appliedIndex = machine.appliedIndex();
+    this.watch = new AppliedIndexWatch(machine.appliedIndex());
   }
 
   /**
@@ -205,7 +200,7 @@ public final class EmbeddedMetastore implements Metastore {
     if (stamp > now + maxFutureStampMillis) {
       return CompletableFuture.completedFuture(
           new Applied(
-              appliedIndex,
+              watch.appliedIndex(),
               new Outcome.Rejected(
                   Outcome.RejectReason.FUTURE_STAMP,
                   "command stamped too far ahead of the metastore's clock node="
@@ -303,29 +298,23 @@ public final class EmbeddedMetastore implements Metastore {
 
   @Override
   public long appliedIndex() {
-    return appliedIndex;
+    return watch.appliedIndex();
   }
 
   @Override
   public CompletableFuture<Void> awaitApplied(long index) {
-    synchronized (waiters) {
-      if (appliedIndex >= index) {
-        return CompletableFuture.completedFuture(null);
-      }
-      if (closed) {
-        return CompletableFuture.failedFuture(
-            new LoamException(
-                Kind.UNAVAILABLE, "metastore is closed dir=" + dir + " index=" + index));
-      }
-      CompletableFuture<Void> f = new CompletableFuture<>();
-      waiters.computeIfAbsent(index, k -> new ArrayList<>()).add(f);
-      return f;
-    }
+    return watch.await(
+        index,
+        () ->
+            closed
+                ? new LoamException(
+                    Kind.UNAVAILABLE, "metastore is closed dir=" + dir + " index=" + index)
+                : null);
   }
 
   @Override
   public void addApplyListener(ApplyListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
+    watch.addListener(listener);
   }
 
   /**
@@ -361,12 +350,7 @@ public final class EmbeddedMetastore implements Metastore {
     } finally {
       drainLock.unlock();
     }
-    List<CompletableFuture<Void>> pendingWaiters = new ArrayList<>();
-    synchronized (waiters) {
-      waiters.values().forEach(pendingWaiters::addAll);
-      waiters.clear();
-    }
-    pendingWaiters.forEach(f -> f.completeExceptionally(err));
+    watch.drain().forEach(f -> f.completeExceptionally(err));
   }
 
   // ---- the drain task (group commit)
@@ -443,6 +427,7 @@ public final class EmbeddedMetastore implements Metastore {
     lastLoggedIndex = firstIndex + batch.size() - 1;
 
     Outcome[] outcomes = new Outcome[batch.size()];
+    List<CompletableFuture<Void>> ready = new ArrayList<>();
     int applied = 0;
     stateLock.writeLock().lock();
     try {
@@ -450,7 +435,7 @@ public final class EmbeddedMetastore implements Metastore {
         long index = firstIndex + applied;
         Command c = batch.get(applied).command();
         outcomes[applied] = machine.apply(index, c);
-        appliedIndex = index;
+        ready.addAll(watch.advance(index));
         notifyListeners(index, c, outcomes[applied]);
       }
     } catch (RuntimeException e) {
@@ -470,13 +455,8 @@ public final class EmbeddedMetastore implements Metastore {
         completions.add(() -> f.completeExceptionally(err));
       }
     }
-    List<CompletableFuture<Void>> ready = new ArrayList<>();
-    synchronized (waiters) {
-      Map<Long, List<CompletableFuture<Void>>> head = waiters.headMap(appliedIndex, true);
-      head.values().forEach(ready::addAll);
-      head.clear();
-    }
     ready.forEach(f -> completions.add(() -> f.complete(null)));
+    long appliedIndex = watch.appliedIndex();
     if (failure == null && appliedIndex - lastSnapshotIndex >= options.snapshotEveryCommands()) {
       try {
         snapshot();
@@ -487,14 +467,12 @@ public final class EmbeddedMetastore implements Metastore {
   }
 
   private void notifyListeners(long index, Command c, Outcome o) {
-    for (ApplyListener l : listeners) {
-      try {
-        l.onApplied(index, c, o);
-      } catch (RuntimeException e) {
+    watch.notifyApplied(
+        index,
+        c,
+        o,
         // A listener's bug must not stop the metastore; it is logged, never swallowed silently.
-        LOG.error("apply listener failed index={} listener={}", index, l, e);
-      }
-    }
+        (l, e) -> LOG.error("apply listener failed index={} listener={}", index, l, e));
   }
 
   private void fail(String what, Throwable cause) {
@@ -583,6 +561,6 @@ public final class EmbeddedMetastore implements Metastore {
 
   @Override
   public String toString() {
-    return "EmbeddedMetastore{dir=" + dir + ", appliedIndex=" + appliedIndex + "}";
+    return "EmbeddedMetastore{dir=" + dir + ", appliedIndex=" + watch.appliedIndex() + "}";
   }
 }

@@ -4,6 +4,7 @@ import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
+import dev.loam.meta.AppliedIndexWatch;
 import dev.loam.meta.ApplyListener;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
@@ -27,7 +28,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -90,6 +90,12 @@ import org.slf4j.LoggerFactory;
  * fails to apply or to snapshot stops (fail-stop, see {@link MetaRatisStateMachine}).
  *
  * <p>Thread-safe. Ratis owns its threads; futures are completed on the injected executor.
+ *
+ * <p>Why one file of about 900 lines: its sections (starting the server, the {@link Metastore}
+ * methods, membership and admin, the state machine's callbacks) share one replica's server,
+ * clients, fail-stop state and applied-index watch, and their ordering under close and failure is
+ * the hard part; kept together, that ordering can be read in one place. The applied-index waiters
+ * and listeners already live in {@link AppliedIndexWatch}, shared with the other metastores.
  */
 public final class RatisMetastore implements Metastore {
   private static final Logger LOG = LoggerFactory.getLogger(RatisMetastore.class);
@@ -103,12 +109,13 @@ public final class RatisMetastore implements Metastore {
   private final RaftPeerId localId;
   private final MetaRatisStateMachine stateMachine;
   private final Semaphore inFlight;
-  private final CopyOnWriteArrayList<ApplyListener> listeners = new CopyOnWriteArrayList<>();
 
-  /** awaitApplied futures by index; guarded by itself. */
-  private final TreeMap<Long, List<CompletableFuture<Void>>> waiters = new TreeMap<>();
+  /**
+   * The applied index, its awaitApplied futures and the apply listeners. Its monitor also guards
+   * the transitions to closed and failed, so that no future registers after them unfailed.
+   */
+  private final AppliedIndexWatch watch = new AppliedIndexWatch(0);
 
-  private volatile long appliedIndex;
   private volatile boolean closed;
 
   /** The first fatal failure of this replica (fail-stop); once set, proposals fail. */
@@ -581,29 +588,25 @@ public final class RatisMetastore implements Metastore {
 
   @Override
   public long appliedIndex() {
-    return appliedIndex;
+    return watch.appliedIndex();
   }
 
   @Override
   public CompletableFuture<Void> awaitApplied(long index) {
-    synchronized (waiters) {
-      if (appliedIndex >= index) {
-        return CompletableFuture.completedFuture(null);
-      }
-      LoamException refused = refusal();
-      if (refused != null) {
-        return CompletableFuture.failedFuture(
-            new LoamException(refused.kind(), refused.getMessage() + " index=" + index, refused));
-      }
-      CompletableFuture<Void> f = new CompletableFuture<>();
-      waiters.computeIfAbsent(index, k -> new ArrayList<>()).add(f);
-      return f;
-    }
+    return watch.await(
+        index,
+        () -> {
+          LoamException refused = refusal();
+          return refused == null
+              ? null
+              : new LoamException(
+                  refused.kind(), refused.getMessage() + " index=" + index, refused);
+        });
   }
 
   @Override
   public void addApplyListener(ApplyListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
+    watch.addListener(listener);
   }
 
   /**
@@ -613,7 +616,7 @@ public final class RatisMetastore implements Metastore {
    */
   @Override
   public void close() {
-    synchronized (waiters) {
+    synchronized (watch) {
       if (closed) {
         return;
       }
@@ -643,12 +646,7 @@ public final class RatisMetastore implements Metastore {
   }
 
   private void failWaiters(LoamException err) {
-    List<CompletableFuture<Void>> pending = new ArrayList<>();
-    synchronized (waiters) {
-      waiters.values().forEach(pending::addAll);
-      waiters.clear();
-    }
-    pending.forEach(f -> completeExceptionally(f, err));
+    watch.drain().forEach(f -> completeExceptionally(f, err));
   }
 
   // ---- membership and admin
@@ -816,7 +814,7 @@ public final class RatisMetastore implements Metastore {
 
   @Override
   public String toString() {
-    return "RatisMetastore{peer=" + localId + ", appliedIndex=" + appliedIndex + "}";
+    return "RatisMetastore{peer=" + localId + ", appliedIndex=" + watch.appliedIndex() + "}";
   }
 
   // ---- the state machine's callbacks
@@ -824,28 +822,19 @@ public final class RatisMetastore implements Metastore {
   private final class HostImpl implements MetaRatisStateMachine.Host {
     @Override
     public void applied(long index, Command command, Outcome outcome) {
-      for (ApplyListener l : listeners) {
-        try {
-          l.onApplied(index, command, outcome);
-        } catch (RuntimeException e) {
+      watch.notifyApplied(
+          index,
+          command,
+          outcome,
           // A listener's bug must not stop the replica; logged, never swallowed silently.
-          LOG.error("apply listener failed index={} listener={} peer={}", index, l, localId, e);
-        }
-      }
+          (l, e) ->
+              LOG.error(
+                  "apply listener failed index={} listener={} peer={}", index, l, localId, e));
     }
 
     @Override
     public void appliedUpTo(long index) {
-      List<CompletableFuture<Void>> ready = new ArrayList<>();
-      synchronized (waiters) {
-        if (index <= appliedIndex) {
-          return;
-        }
-        appliedIndex = index;
-        Map<Long, List<CompletableFuture<Void>>> head = waiters.headMap(index, true);
-        head.values().forEach(ready::addAll);
-        head.clear();
-      }
+      List<CompletableFuture<Void>> ready = watch.advance(index);
       // Off the Ratis apply thread: a caller's continuation must not stall apply.
       ready.forEach(f -> complete(f, null));
     }
@@ -854,7 +843,7 @@ public final class RatisMetastore implements Metastore {
     public void fatal(String what, Throwable cause) {
       LOG.error("metastore replica stopping: {} peer={}", what, localId, cause);
       LoamException err = new LoamException(Kind.UNAVAILABLE, what + " peer=" + localId, cause);
-      synchronized (waiters) {
+      synchronized (watch) {
         if (failure == null) {
           failure = err;
         }

@@ -17,7 +17,7 @@ import java.util.TreeSet;
 /**
  * The ownership part of the metastore state (ownership-and-routing.txt): node liveness (renewals,
  * dead nodes) and each stream's owner, epoch and pending transfer, with the placement function.
- * Owned by {@link MetaStateMachine}, which applies the rules; this class keeps the maps consistent
+ * Owned by {@link ClusterRules}, which applies the rules; this class keeps the maps consistent
  * (assigned counts derived from owners) and writes and reads its snapshot section.
  *
  * <p>Defaults are not stored: a stream never placed or opened is {@link

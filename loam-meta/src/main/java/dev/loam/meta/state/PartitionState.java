@@ -9,7 +9,7 @@ import java.util.TreeMap;
 
 /**
  * One partition's sequencer state (stream-engine.txt §3 "Sequencer"): bounds, offset index and
- * producer-state table. Mutated only by {@link MetaStateMachine}.
+ * producer-state table. Mutated only by the rules of {@link MetaStateMachine}.
  */
 final class PartitionState {
   long logStartOffset;

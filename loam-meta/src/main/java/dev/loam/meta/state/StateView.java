@@ -1,0 +1,177 @@
+package dev.loam.meta.state;
+
+import dev.loam.meta.MetaReader;
+import dev.loam.meta.command.ConsumerLease;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
+import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.RetiredObject;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.meta.command.StreamOwnership;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The {@link MetaReader} of a {@link MetaStateMachine}: a live read-only view over its tables. Not
+ * thread-safe: callers hold the lock apply takes.
+ */
+final class StateView implements MetaReader {
+  private final MetaStateMachine machine;
+  private final Catalog catalog;
+  private final ClusterRules cluster;
+  private final ObjectLedger objects;
+  private final ConsumerTable consumers;
+
+  StateView(
+      MetaStateMachine machine,
+      Catalog catalog,
+      ClusterRules cluster,
+      ObjectLedger objects,
+      ConsumerTable consumers) {
+    this.machine = machine;
+    this.catalog = catalog;
+    this.cluster = cluster;
+    this.objects = objects;
+    this.consumers = consumers;
+  }
+
+  @Override
+  public long appliedIndex() {
+    return machine.appliedIndex();
+  }
+
+  @Override
+  public long clockMillis() {
+    return machine.clockMillis();
+  }
+
+  @Override
+  public Optional<NodeInfo> node(String nodeId) {
+    return Optional.ofNullable(cluster.nodes().get(nodeId));
+  }
+
+  @Override
+  public List<NodeInfo> nodes() {
+    return List.copyOf(cluster.nodes().values());
+  }
+
+  @Override
+  public Optional<NodeStatus> nodeStatus(String nodeId) {
+    NodeInfo n = nodeId == null ? null : cluster.nodes().get(nodeId);
+    return n == null ? Optional.empty() : Optional.of(cluster.ownership().status(n));
+  }
+
+  @Override
+  public Optional<StreamOwnership> ownership(long streamId) {
+    return catalog.exists(streamId)
+        ? Optional.of(cluster.ownership().get(streamId))
+        : Optional.empty();
+  }
+
+  @Override
+  public int assignedStreams(String nodeId) {
+    return cluster.ownership().assigned(nodeId);
+  }
+
+  @Override
+  public Optional<String> placementChoice() {
+    return Optional.ofNullable(cluster.ownership().choose(cluster.nodes().values()));
+  }
+
+  @Override
+  public List<StreamOwnership> ownershipsInvolving(String nodeId) {
+    return cluster.ownership().involving(nodeId);
+  }
+
+  @Override
+  public boolean namespaceExists(String namespace) {
+    return catalog.namespaces().containsKey(namespace);
+  }
+
+  @Override
+  public List<String> namespaces() {
+    return List.copyOf(catalog.namespaces().keySet());
+  }
+
+  @Override
+  public Optional<StreamInfo> stream(String namespace, String name) {
+    TreeMap<String, Catalog.StreamState> streams = catalog.namespaces().get(namespace);
+    Catalog.StreamState s = streams == null ? null : streams.get(name);
+    return s == null ? Optional.empty() : Optional.of(s.info);
+  }
+
+  @Override
+  public Optional<StreamInfo> streamById(long streamId) {
+    Catalog.StreamState s = catalog.stream(streamId);
+    return s == null ? Optional.empty() : Optional.of(s.info);
+  }
+
+  @Override
+  public List<StreamInfo> streams(String namespace) {
+    TreeMap<String, Catalog.StreamState> streams = catalog.namespaces().get(namespace);
+    if (streams == null) {
+      return List.of();
+    }
+    return streams.values().stream().map(s -> s.info).toList();
+  }
+
+  @Override
+  public Optional<PartitionInfo> partition(long streamId, int partition) {
+    PartitionState p = catalog.partitionState(streamId, partition);
+    if (p == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new PartitionInfo(streamId, partition, p.logStartOffset, p.highWatermark));
+  }
+
+  @Override
+  public List<IndexEntry> indexEntries(
+      long streamId, int partition, long fromOffset, int maxEntries) {
+    PartitionState p = catalog.partitionState(streamId, partition);
+    return p == null ? List.of() : p.entriesFrom(fromOffset, maxEntries);
+  }
+
+  @Override
+  public int objectRefs(String objectKey) {
+    return objects.refs(objectKey);
+  }
+
+  @Override
+  public Optional<RetiredObject> retired(String objectKey) {
+    return objects.retired(objectKey);
+  }
+
+  @Override
+  public List<RetiredObject> retiredObjects(int maxObjects) {
+    return objects.retiredObjects(maxObjects);
+  }
+
+  @Override
+  public int retiredCount() {
+    return objects.retiredCount();
+  }
+
+  @Override
+  public long nextProducerId() {
+    return consumers.nextProducerId();
+  }
+
+  @Override
+  public Optional<ConsumerLease> consumerLease(long streamId, int partition, String consumer) {
+    return consumers.lease(streamId, partition, consumer);
+  }
+
+  @Override
+  public List<ConsumerLease> consumerLeases(long streamId, String consumer) {
+    return consumers.leases(streamId, consumer);
+  }
+
+  @Override
+  public Optional<IndexEntry> entryForTimestamp(
+      long streamId, int partition, long timestampMillis) {
+    PartitionState p = catalog.partitionState(streamId, partition);
+    return p == null ? Optional.empty() : Optional.ofNullable(p.entryForTimestamp(timestampMillis));
+  }
+}
