@@ -22,6 +22,14 @@ public interface Metastore extends AutoCloseable {
    * <p>Fails with {@code LoamException} UNAVAILABLE (nothing was logged; retry is safe) or
    * OUTCOME_UNKNOWN (it may have been logged; retry with the same command, whose dedupe makes it
    * safe).
+   *
+   * <p>Order: commands are applied one at a time, each at the next index, but the SPI does not
+   * promise that concurrent proposals, even from one thread, are applied in the order {@code
+   * propose} was called (a retry inside a replicated implementation, or a network that delays one
+   * request more than the next, reorders them). A caller that needs an order proposes the next
+   * command only after the previous one completed, as the WAL writer does with its commits. The
+   * embedded and Ratis implementations keep one thread's order when nothing fails; the simulated
+   * one does not, so code above the SPI is tested against reordering.
    */
   CompletableFuture<Applied> propose(Command command);
 

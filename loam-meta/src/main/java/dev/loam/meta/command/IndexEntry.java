@@ -5,7 +5,7 @@ package dev.loam.meta.command;
  * [baseOffset, baseOffset + recordCount)} are the RecordBatch v2 batches stored back to back at
  * {@code [byteOffset, byteOffset + byteLength)} of {@code objectKey}. The batches' own baseOffset
  * fields are not authoritative; readers patch them from this entry. {@code recordCount} counts the
- * offsets the entry covers: after compaction (docs/segments-and-gc.md "Compacted streams") its
+ * offsets the entry covers: after compaction (docs/design/maintenance.md "Compacted streams") its
  * batches may hold fewer records than that.
  */
 public record IndexEntry(

@@ -38,9 +38,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The single-node durable {@link Metastore}: a command log and snapshots in one local directory
- * (docs/metastore.md). Proposals are group-committed: one drain task on the injected executor takes
- * everything queued, writes the frames, forces the file once, then applies the commands in order
- * and completes their futures, so acknowledgement always follows fsync.
+ * (docs/design/metastore.md). Proposals are group-committed: one drain task on the injected
+ * executor takes everything queued, writes the frames, forces the file once, then applies the
+ * commands in order and completes their futures, so acknowledgement always follows fsync.
  *
  * <p>Failure policy (fail-stop): a log write, fsync or snapshot failure, or a bug in apply, stops
  * the metastore. The proposals of the batch being written fail with OUTCOME_UNKNOWN (their frames
@@ -143,7 +143,7 @@ public final class EmbeddedMetastore implements Metastore {
 
   /**
    * Opens (creating if needed) the metastore in {@code dir} and recovers its state: the newest
-   * snapshot, then every logged command after it (docs/metastore.md "Recovery").
+   * snapshot, then every logged command after it (docs/design/metastore.md "Recovery").
    *
    * @param clock used only for the future-stamp check of {@link #propose}
    * @param executor runs the drain task (writes, fsync, apply, listener calls, completions)

@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
 
 /**
  * File names, frame layout and small I/O helpers of the embedded metastore's directory
- * (docs/metastore.md "On-disk layout").
+ * (docs/design/metastore.md "On-disk layout").
  */
 final class LogFiles {
   /** Frame header: u32 payload length, u32 crc32c over index and payload, i64 index. */

@@ -19,10 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds the state of an embedded metastore directory (docs/metastore.md "Recovery"): the newest
- * snapshot, then every frame after it. A damaged frame at the end of the last log file is a torn
- * write that was never acknowledged (acks follow fsync) and is truncated; damage anywhere else is
- * corruption.
+ * Rebuilds the state of an embedded metastore directory (docs/design/metastore.md "Recovery"): the
+ * newest snapshot, then every frame after it. A damaged frame at the end of the last log file is a
+ * torn write that was never acknowledged (acks follow fsync) and is truncated; damage anywhere else
+ * is corruption.
  */
 final class Recovery {
   private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);

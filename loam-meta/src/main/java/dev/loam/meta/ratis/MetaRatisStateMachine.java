@@ -186,7 +186,7 @@ final class MetaRatisStateMachine extends BaseStateMachine {
       stateLock.writeLock().lock();
       try {
         // The metastore index is the command's position in the sequence of commands, not its Ratis
-        // log index (docs/metastore-ratis.md "Indexes"): identical on every replica, dense.
+        // log index (docs/design/metastore-ratis.md "Indexes"): identical on every replica, dense.
         index = machine.appliedIndex() + 1;
         outcome = machine.apply(index, command);
         updateLastAppliedTermIndex(entry.getTerm(), logIndex);

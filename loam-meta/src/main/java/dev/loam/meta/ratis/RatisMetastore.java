@@ -64,8 +64,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replicated {@link Metastore} on Apache Ratis (docs/metastore-ratis.md): one replica of a Raft
- * group whose entries are {@link CommandCodec} commands applied by the same {@code
+ * The replicated {@link Metastore} on Apache Ratis (docs/design/metastore-ratis.md): one replica of
+ * a Raft group whose entries are {@link CommandCodec} commands applied by the same {@code
  * MetaStateMachine} as the embedded metastore. A metastore index (an {@link Applied#index()}, a
  * consistency token) counts commands: the n-th command applied is index n on every replica,
  * whatever Ratis log index carried it (Ratis interleaves configuration and commit-index entries).
@@ -210,7 +210,7 @@ public final class RatisMetastore implements Metastore {
     // Membership changes get their own client: an attempt must outlast the leader's staging
     // timeout (so a peer that never catches up is reported by the leader, not by a deadline), and
     // a staging failure is final for the call. Retrying it would restart the staging from scratch,
-    // attempt after attempt, for the whole budget (docs/metastore-ratis.md "Membership").
+    // attempt after attempt, for the whole budget (docs/design/metastore-ratis.md "Membership").
     List<RaftPeer> voters = new ArrayList<>();
     ratis.voters().forEach((id, addr) -> voters.add(peer(id, addr, RaftPeerRole.FOLLOWER)));
     RetryPolicy retry = retryPolicy();
@@ -332,13 +332,13 @@ public final class RatisMetastore implements Metastore {
     // Kept on (the default): the leader logs each commit index advance as a metadata entry and
     // sends it at once, which is how followers learn of a commit within a round trip instead of a
     // heartbeat later. Those entries take Ratis log indexes, which is why metastore indexes count
-    // commands instead (docs/metastore-ratis.md "Indexes").
+    // commands instead (docs/design/metastore-ratis.md "Indexes").
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(ratis.logSegmentSizeBytes()));
     RaftServerConfigKeys.Log.setPreallocatedSize(
         p, SizeInBytes.valueOf(Math.min(4L << 20, ratis.logSegmentSizeBytes())));
     // Purge to the snapshot even if a follower is behind: it then catches up by snapshot install
-    // (docs/metastore-ratis.md "Snapshots and purge").
+    // (docs/design/metastore-ratis.md "Snapshots and purge").
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(
         p, (int) Math.max(1, Math.min(1024, ratis.snapshotThresholdEntries())));
@@ -653,9 +653,9 @@ public final class RatisMetastore implements Metastore {
 
   /**
    * Replaces the voters (and listeners) of the group at runtime (Raft joint consensus through Ratis
-   * setConfiguration; docs/metastore-ratis.md "Membership"). New peers must already be running,
-   * started with settings naming this new configuration: the leader first catches them up (by
-   * snapshot install if its log was purged), then commits the joint and the new configuration.
+   * setConfiguration; docs/design/metastore-ratis.md "Membership"). New peers must already be
+   * running, started with settings naming this new configuration: the leader first catches them up
+   * (by snapshot install if its log was purged), then commits the joint and the new configuration.
    * Completes once the new configuration is committed. A leader that is not in the new
    * configuration steps down once it is committed, and the new voters elect a leader among
    * themselves. Listeners named in {@code voters} are promoted, voters named in {@code listeners}

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * The settings of one replica of a {@link RatisMetastore} (docs/metastore-ratis.md
+ * The settings of one replica of a {@link RatisMetastore} (docs/design/metastore-ratis.md
  * "Configuration"). Plain validated values; build with {@link #builder}.
  *
  * @param localPeerId this replica's id: a key of {@code voters} or {@code listeners}
@@ -137,7 +137,7 @@ public record RatisSettings(
         logSegmentSizeBytes);
   }
 
-  /** A builder with the defaults listed in docs/metastore-ratis.md. */
+  /** A builder with the defaults listed in docs/design/metastore-ratis.md. */
   public static Builder builder(String localPeerId, Map<String, String> voters, Path storageDir) {
     return new Builder(localPeerId, voters, storageDir);
   }

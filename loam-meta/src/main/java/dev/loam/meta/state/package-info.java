@@ -1,6 +1,6 @@
 /**
  * The deterministic metastore state machine: what every replica applies, and its snapshots
- * (docs/metastore.md, docs/formats/metastore-snapshot.md).
+ * (docs/design/metastore.md, docs/formats/metastore-snapshot.md).
  *
  * <p>{@link dev.loam.meta.state.MetaStateMachine} is the one public class. The state lives in
  * tables that keep their own maps consistent and write their own snapshot sections (the catalog of

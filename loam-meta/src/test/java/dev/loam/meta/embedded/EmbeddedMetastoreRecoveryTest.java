@@ -40,7 +40,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Restart, snapshot and damaged-file behaviour of the embedded metastore (docs/metastore.md). */
+/**
+ * Restart, snapshot and damaged-file behaviour of the embedded metastore
+ * (docs/design/metastore.md).
+ */
 class EmbeddedMetastoreRecoveryTest {
   @TempDir Path dir;
   private ExecutorService executor;

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A listener replica (a non-voting Ratis listener, docs/metastore-ratis.md "Membership") next to 3
- * voters over loopback: it applies every command, serves reads, watches and proposals, and is never
- * counted in a majority.
+ * A listener replica (a non-voting Ratis listener, docs/design/metastore-ratis.md "Membership")
+ * next to 3 voters over loopback: it applies every command, serves reads, watches and proposals,
+ * and is never counted in a majority.
  */
 class RatisListenerIT {
   /** Few attempts, so a proposal without a majority fails within seconds. */

@@ -32,11 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runtime membership changes through {@link RatisMetastore#setConfiguration}
- * (docs/metastore-ratis.md "Membership"), over loopback: grow 3 to 5 voters while commits flow (the
- * new voters catch up by snapshot install, the log having been purged), shrink 5 to 3 removing the
- * leader, promote a listener, and a change naming a peer that is not running. After each change
- * every member holds the same bytes, and a check that only the new configuration's majority can
- * pass shows which configuration is in force.
+ * (docs/design/metastore-ratis.md "Membership"), over loopback: grow 3 to 5 voters while commits
+ * flow (the new voters catch up by snapshot install, the log having been purged), shrink 5 to 3
+ * removing the leader, promote a listener, and a change naming a peer that is not running. After
+ * each change every member holds the same bytes, and a check that only the new configuration's
+ * majority can pass shows which configuration is in force.
  */
 class RatisMembershipIT {
   private static final long SNAPSHOT_EVERY = 40;

@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
- * Measures the Ratis metastore for docs/metastore-ratis.md: failover time (leader kill to the next
- * successful commit), commit latency with one serial proposer, and proposals/s at saturation; 3
- * voters in one JVM over loopback, production default settings. A main(), not a test:
+ * Measures the Ratis metastore for docs/design/metastore-ratis.md: failover time (leader kill to
+ * the next successful commit), commit latency with one serial proposer, and proposals/s at
+ * saturation; 3 voters in one JVM over loopback, production default settings. A main(), not a test:
  *
  * <pre>
  * mvn -B -q -pl loam-meta test-compile dependency:build-classpath \

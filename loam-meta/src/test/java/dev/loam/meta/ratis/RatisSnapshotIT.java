@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Restarts, snapshots, log purge and snapshot install (docs/metastore-ratis.md "Snapshots and
- * purge"), with a small snapshot threshold and small log segments so that purge really deletes.
+ * Restarts, snapshots, log purge and snapshot install (docs/design/metastore-ratis.md "Snapshots
+ * and purge"), with a small snapshot threshold and small log segments so that purge really deletes.
  */
 class RatisSnapshotIT {
   private static final long SNAPSHOT_EVERY = 40;
