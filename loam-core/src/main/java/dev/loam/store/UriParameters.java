@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 
 /**
  * The one definition of a store URI's query parameters (STYLE.md §7): each parameter's name, type,
@@ -201,37 +202,53 @@ public final class UriParameters<T> {
     /** A whole number that fits an {@code int}. */
     public Builder<T> integer(
         String name, String dflt, String description, BiFunction<T, Integer, T> set) {
-      return parsed(
+      return number(
           name,
           "integer",
           dflt,
           description,
-          v -> (int) parseLong(name, v, Integer.MIN_VALUE, Integer.MAX_VALUE),
+          Integer.MIN_VALUE,
+          Integer.MAX_VALUE,
+          n -> (int) n,
           set);
     }
 
     /** A whole number that fits a {@code long}. */
     public Builder<T> longValue(
         String name, String dflt, String description, BiFunction<T, Long, T> set) {
-      return parsed(
-          name,
-          "integer",
-          dflt,
-          description,
-          v -> parseLong(name, v, Long.MIN_VALUE, Long.MAX_VALUE),
-          set);
+      return number(
+          name, "integer", dflt, description, Long.MIN_VALUE, Long.MAX_VALUE, n -> n, set);
     }
 
     /** A whole number of milliseconds. */
     public Builder<T> millis(
         String name, String dflt, String description, BiFunction<T, Duration, T> set) {
-      return parsed(
+      return number(
           name,
           "milliseconds",
           dflt,
           description,
-          v -> Duration.ofMillis(parseLong(name, v, Long.MIN_VALUE, Long.MAX_VALUE)),
+          Long.MIN_VALUE,
+          Long.MAX_VALUE,
+          Duration::ofMillis,
           set);
+    }
+
+    /**
+     * A whole number in {@code min..max}, turned into {@code V} by {@code convert}; {@code type} is
+     * what the reference shows.
+     */
+    public <V> Builder<T> number(
+        String name,
+        String type,
+        String dflt,
+        String description,
+        long min,
+        long max,
+        LongFunction<V> convert,
+        BiFunction<T, V, T> set) {
+      return parsed(
+          name, type, dflt, description, v -> convert.apply(parseLong(name, v, min, max)), set);
     }
 
     /** The table. */

@@ -18,9 +18,9 @@ import java.util.regex.Pattern;
 
 /**
  * Settings of a {@link GcsObjectStore}: where the objects live, how to authenticate, and the bounds
- * on timeouts, retries and upload sizes. Plain values, validated on construction; {@link
- * #fromUri(URI, Map)} parses a {@code gs://bucket/prefix?...} URI (docs/storage-gcs.md lists every
- * parameter).
+ * on timeouts, retries and upload sizes. Plain values, validated on construction; {@link #builder}
+ * and {@link #toBuilder} set any of them. {@link #fromUri(URI, Map)} parses a {@code
+ * gs://bucket/prefix?...} URI with the parameters of {@link #URI_PARAMETERS}.
  *
  * @param bucket the bucket, which must exist (the store never creates buckets)
  * @param prefix object-name prefix, empty or ending in {@code /}; object name = prefix + key

@@ -14,7 +14,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * Everything an {@link S3ObjectStore} needs to know, as plain values. Immutable and validated in
@@ -190,7 +189,7 @@ public record S3StoreSettings(
   /**
    * The query parameters of an {@code s3://} URI (docs/reference/configuration-stores.md is
    * generated from this table). Whole numbers are non-negative and, but for the multipart
-   * threshold, fit an {@code int}.
+   * threshold, fit an {@code int}, milliseconds included.
    */
   public static final UriParameters<Builder> URI_PARAMETERS =
       UriParameters.<Builder>builder()
@@ -239,68 +238,86 @@ public record S3StoreSettings(
                   + SECRET_KEY_PROPERTY
                   + " wins",
               Builder::secretAccessKey)
-          .parsed(
+          .number(
               "multipart-threshold-bytes",
               "integer",
               "16777216 (16 MiB)",
               "objects at least this large use multipart upload; at least the part size",
-              v -> UriParameters.parseLong("multipart-threshold-bytes", v, 0, Long.MAX_VALUE),
+              0,
+              Long.MAX_VALUE,
+              n -> n,
               Builder::multipartThresholdBytes)
-          .parsed(
+          .number(
               "part-size-bytes",
               "integer",
               "8388608 (8 MiB)",
               "part size, at least 5242880 (5 MiB)",
-              count("part-size-bytes"),
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
               Builder::partSizeBytes)
-          .parsed(
+          .number(
               "part-concurrency",
               "integer",
               "4",
               "parts of one object uploaded at once, 1..64",
-              count("part-concurrency"),
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
               Builder::partConcurrency)
-          .parsed(
+          .number(
               "max-attempts",
               "integer",
               "3",
               "SDK attempts per request, the first included (1 = no retries), 1..10",
-              count("max-attempts"),
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
               Builder::maxAttempts)
-          .parsed(
+          .number(
               "connect-timeout-ms",
               "milliseconds",
               "2000",
               "TCP connect timeout",
-              countMillis("connect-timeout-ms"),
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
               Builder::connectTimeout)
-          .parsed(
+          .number(
               "attempt-timeout-ms",
               "milliseconds",
               "30000",
               "limit on one HTTP attempt (also the Netty read and write idle timeouts)",
-              countMillis("attempt-timeout-ms"),
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
               Builder::attemptTimeout)
-          .parsed(
+          .number(
               "call-timeout-ms",
               "milliseconds",
               "120000",
               "one call's limit, all attempts and back-offs included; at least the attempt timeout",
-              countMillis("call-timeout-ms"),
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
               Builder::callTimeout)
-          .parsed(
+          .number(
               "max-connections",
               "integer",
               "64",
               "HTTP connections at most, 1..1024; up to 16 times this many requests wait for one",
-              count("max-connections"),
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
               Builder::maxConnections)
-          .parsed(
+          .number(
               "connection-acquire-timeout-ms",
               "milliseconds",
               "10000",
               "how long a request waits for a free connection",
-              countMillis("connection-acquire-timeout-ms"),
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
               Builder::connectionAcquireTimeout)
           .build();
 
@@ -426,15 +443,6 @@ public record S3StoreSettings(
     } catch (IllegalArgumentException e) {
       throw invalid("malformed percent-encoding in the query");
     }
-  }
-
-  /** A non-negative whole number that fits an {@code int}. */
-  private static Function<String, Integer> count(String name) {
-    return v -> (int) UriParameters.parseLong(name, v, 0, Integer.MAX_VALUE);
-  }
-
-  private static Function<String, Duration> countMillis(String name) {
-    return v -> Duration.ofMillis(UriParameters.parseLong(name, v, 0, Integer.MAX_VALUE));
   }
 
   private static void positive(Duration d, String name) {
