@@ -5,13 +5,14 @@ import dev.loam.error.LoamException.Kind;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.ObjectStoreProvider;
 import dev.loam.spi.store.StoreContext;
+import dev.loam.storage.azure.AzureBlobStoreSettings.Builder;
 import dev.loam.store.ObjectKeys;
+import dev.loam.store.UriParameters;
+import dev.loam.store.UriParameters.Parameter;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
@@ -27,116 +28,100 @@ public final class AzureBlobStoreProvider implements ObjectStoreProvider {
   /** The prefix of {@link StoreContext#properties()} this provider reads. */
   public static final String PROPERTY_PREFIX = "azure.";
 
-  /** One URI parameter: its name, what it sets, whether its value is a secret. */
-  record Param(
-      String name,
-      String doc,
-      boolean secret,
-      BiFunction<AzureBlobStoreSettings, String, AzureBlobStoreSettings> apply) {}
-
-  /** The one definition of every parameter; docs/storage-azure.md lists the same table. */
-  static final List<Param> PARAMS =
-      List.of(
-          new Param(
+  /**
+   * The one definition of every parameter (docs/reference/configuration-stores.md is generated from
+   * it). Each value is applied and validated on its own, in table order, so an error names the
+   * parameter whose value broke a bound.
+   */
+  static final UriParameters<AzureBlobStoreSettings> URI_PARAMETERS =
+      UriParameters.<AzureBlobStoreSettings>builder()
+          .string(
               "endpoint",
-              "blob service URL (default https://<account>.blob.core.windows.net)",
-              false,
-              (s, v) -> s.withEndpoint(v)),
-          new Param(
+              "https://<account>.blob.core.windows.net",
+              "the blob service URL; for Azurite,"
+                  + " http://127.0.0.1:<port>/devstoreaccount1 (path style)",
+              set(Builder::endpoint))
+          .secret(
               "connection-string",
+              "",
               "an Azure Storage connection string (percent-encoded in a URI)",
-              true,
-              (s, v) -> s.withCredentials(s.accountKey(), s.sasToken(), v)),
-          new Param(
+              set(Builder::connectionString))
+          .secret(
               "sas",
-              "a SAS token (percent-encoded in a URI)",
-              true,
-              (s, v) -> s.withCredentials(s.accountKey(), v, s.connectionString())),
-          new Param(
+              "",
+              "a SAS token; in a URI, percent-encode its & and =",
+              set(Builder::sasToken))
+          .secret(
               "account-key",
+              "",
               "the account's shared key (percent-encoded in a URI)",
-              true,
-              (s, v) -> s.withCredentials(v, s.sasToken(), s.connectionString())),
-          new Param(
+              set(Builder::accountKey))
+          .bool(
               "create-container",
-              "true: create the container before the first request if it is missing",
-              false,
-              (s, v) -> s.withCreateContainer(bool("create-container", v))),
-          new Param(
-              "connect-timeout-ms",
-              "TCP connect timeout",
-              false,
-              (s, v) ->
-                  s.withTimeouts(
-                      millis("connect-timeout-ms", v), s.responseTimeout(), s.tryTimeout())),
-          new Param(
+              "false",
+              "true: before the first request, create the container if it is missing"
+                  + " (once per store; retried on the next call if it failed)",
+              set(Builder::createContainer))
+          .millis("connect-timeout-ms", "5000", "TCP connect timeout", set(Builder::connectTimeout))
+          .millis(
               "response-timeout-ms",
-              "wait for response headers and for each body read/write",
-              false,
-              (s, v) ->
-                  s.withTimeouts(
-                      s.connectTimeout(), millis("response-timeout-ms", v), s.tryTimeout())),
-          new Param(
+              "30000",
+              "wait for the response headers, and for each read or write of a body",
+              set(Builder::responseTimeout))
+          .millis(
               "try-timeout-ms",
-              "one attempt of a request, body included",
-              false,
-              (s, v) ->
-                  s.withTimeouts(
-                      s.connectTimeout(), s.responseTimeout(), millis("try-timeout-ms", v))),
-          new Param(
+              "60000",
+              "one attempt of a request, body included; at least 1000. The SDK counts it"
+                  + " in whole seconds",
+              set(Builder::tryTimeout))
+          .integer(
               "max-tries",
+              "3",
               "attempts per request, the first included (1..10)",
-              false,
-              (s, v) -> s.withRetries(integer("max-tries", v), s.retryDelay(), s.maxRetryDelay())),
-          new Param(
+              set(Builder::maxTries))
+          .millis(
               "retry-delay-ms",
-              "first back-off between attempts (exponential)",
-              false,
-              (s, v) ->
-                  s.withRetries(s.maxTries(), millis("retry-delay-ms", v), s.maxRetryDelay())),
-          new Param(
+              "200",
+              "first back-off (exponential: 0, 1x, 3x, 7x ... the delay)",
+              set(Builder::retryDelay))
+          .millis(
               "max-retry-delay-ms",
+              "5000",
               "largest back-off between attempts",
-              false,
-              (s, v) ->
-                  s.withRetries(s.maxTries(), s.retryDelay(), millis("max-retry-delay-ms", v))),
-          new Param(
+              set(Builder::maxRetryDelay))
+          .longValue(
               "block-upload-threshold-bytes",
-              "objects above this are uploaded as blocks",
-              false,
-              (s, v) ->
-                  s.withBlockUpload(
-                      longValue("block-upload-threshold-bytes", v),
-                      s.blockSizeBytes(),
-                      s.blockUploadConcurrency())),
-          new Param(
+              "16777216 (16 MiB)",
+              "objects larger than this are staged as blocks",
+              set(Builder::blockUploadThresholdBytes))
+          .integer(
               "block-size-bytes",
-              "size of each staged block",
-              false,
-              (s, v) ->
-                  s.withBlockUpload(
-                      s.blockUploadThresholdBytes(),
-                      integer("block-size-bytes", v),
-                      s.blockUploadConcurrency())),
-          new Param(
+              "8388608 (8 MiB)",
+              "size of one staged block (1 KiB to 4000 MiB)",
+              set(Builder::blockSizeBytes))
+          .integer(
               "block-upload-concurrency",
-              "blocks of one object staged at once",
-              false,
-              (s, v) ->
-                  s.withBlockUpload(
-                      s.blockUploadThresholdBytes(),
-                      s.blockSizeBytes(),
-                      integer("block-upload-concurrency", v))),
-          new Param(
+              "4",
+              "blocks of one object staged at once (1..64)",
+              set(Builder::blockUploadConcurrency))
+          .integer(
               "max-connections",
-              "connection pool size",
-              false,
-              (s, v) -> s.withLimits(integer("max-connections", v), s.maxListRequests())),
-          new Param(
+              "32",
+              "connection pool bound (1..1024). Up to 16 times this many requests wait for"
+                  + " a connection, for at most try-timeout-ms",
+              set(Builder::maxConnections))
+          .integer(
               "max-list-requests",
-              "List Blobs requests per list call",
-              false,
-              (s, v) -> s.withLimits(s.maxConnections(), integer("max-list-requests", v))));
+              "8",
+              "List Blobs requests that one list call may make (1..100)",
+              set(Builder::maxListRequests))
+          .build();
+
+  /** Applies one value through the builder, validating the whole settings at once. */
+  private static <V> BiFunction<AzureBlobStoreSettings, V, AzureBlobStoreSettings> set(
+      BiFunction<Builder, V, Builder> setter) {
+    return (s, v) -> setter.apply(s.toBuilder(), v).build();
+  }
 
   @Override
   public Set<String> schemes() {
@@ -203,19 +188,19 @@ public final class AzureBlobStoreProvider implements ObjectStoreProvider {
     for (var e : properties.entrySet()) {
       if (e.getKey().startsWith(PROPERTY_PREFIX)) {
         String name = e.getKey().substring(PROPERTY_PREFIX.length());
-        if (param(name) == null) {
+        if (URI_PARAMETERS.find(name).isEmpty()) {
           throw invalid("unknown store property property=" + e.getKey());
         }
         values.put(name, e.getValue());
       }
     }
-    for (Param p : PARAMS) {
+    for (Parameter<AzureBlobStoreSettings> p : URI_PARAMETERS.parameters()) {
       String v = values.get(p.name());
       if (v == null) {
         continue;
       }
       try {
-        settings = p.apply().apply(settings, v);
+        settings = p.applyTo(settings, v);
       } catch (LoamException e) {
         throw invalid(
             "invalid value for parameter "
@@ -226,15 +211,6 @@ public final class AzureBlobStoreProvider implements ObjectStoreProvider {
       }
     }
     return settings;
-  }
-
-  private static Param param(String name) {
-    for (Param p : PARAMS) {
-      if (p.name().equals(name)) {
-        return p;
-      }
-    }
-    return null;
   }
 
   private static Map<String, String> query(URI uri, String shown) {
@@ -250,7 +226,7 @@ public final class AzureBlobStoreProvider implements ObjectStoreProvider {
       int eq = pair.indexOf('=');
       String name = eq < 0 ? pair : pair.substring(0, eq);
       String value = eq < 0 ? "" : pair.substring(eq + 1);
-      Param p = param(name);
+      Parameter<AzureBlobStoreSettings> p = URI_PARAMETERS.find(name).orElse(null);
       if (p == null) {
         throw invalid("unknown URI parameter parameter=" + name + " uri=" + shown);
       }
@@ -306,39 +282,12 @@ public final class AzureBlobStoreProvider implements ObjectStoreProvider {
     for (String pair : raw.split("&")) {
       int eq = pair.indexOf('=');
       String name = eq < 0 ? pair : pair.substring(0, eq);
-      Param p = param(name);
+      Parameter<AzureBlobStoreSettings> p = URI_PARAMETERS.find(name).orElse(null);
       q.append(q.length() == 0 ? "?" : "&")
           .append(name)
           .append(eq < 0 ? "" : "=" + (p != null && !p.secret() ? pair.substring(eq + 1) : "***"));
     }
     return base + q;
-  }
-
-  private static boolean bool(String name, String v) {
-    if (v.equals("true") || v.equals("false")) {
-      return Boolean.parseBoolean(v);
-    }
-    throw invalid("expected true or false " + name + "=" + v);
-  }
-
-  private static Duration millis(String name, String v) {
-    return Duration.ofMillis(longValue(name, v));
-  }
-
-  private static int integer(String name, String v) {
-    long l = longValue(name, v);
-    if (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
-      throw invalid("number out of range " + name + "=" + v);
-    }
-    return (int) l;
-  }
-
-  private static long longValue(String name, String v) {
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw invalid("expected a whole number " + name + "=" + v);
-    }
   }
 
   private static LoamException invalid(String message) {

@@ -136,26 +136,19 @@ public record AzureBlobStoreSettings(
 
   /** The defaults for {@code container} of {@code accountName}: no prefix, the default chain. */
   public static AzureBlobStoreSettings of(String accountName, String container) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        "",
-        container,
-        "",
-        false,
-        "",
-        "",
-        "",
-        Duration.ofSeconds(5),
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(60),
-        3,
-        Duration.ofMillis(200),
-        Duration.ofSeconds(5),
-        16L * 1024 * 1024,
-        8 * 1024 * 1024,
-        4,
-        32,
-        8);
+    return builder(accountName, container).build();
+  }
+
+  /**
+   * A builder for {@code container} of {@code accountName} holding the {@linkplain #of defaults}.
+   */
+  public static Builder builder(String accountName, String container) {
+    return new Builder(accountName, container);
+  }
+
+  /** A builder holding these settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
   /** The blob service URL the store talks to. */
@@ -164,189 +157,41 @@ public record AzureBlobStoreSettings(
   }
 
   public AzureBlobStoreSettings withEndpoint(String url) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        url,
-        container,
-        prefix,
-        createContainer,
-        accountKey,
-        sasToken,
-        connectionString,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder().endpoint(url).build();
   }
 
   public AzureBlobStoreSettings withPrefix(String p) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        p,
-        createContainer,
-        accountKey,
-        sasToken,
-        connectionString,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder().prefix(p).build();
   }
 
   public AzureBlobStoreSettings withCreateContainer(boolean create) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        prefix,
-        create,
-        accountKey,
-        sasToken,
-        connectionString,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder().createContainer(create).build();
   }
 
   /** These settings with a shared key ({@code key}), a SAS token and a connection string. */
   public AzureBlobStoreSettings withCredentials(String key, String sas, String connection) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        prefix,
-        createContainer,
-        key,
-        sas,
-        connection,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder().accountKey(key).sasToken(sas).connectionString(connection).build();
   }
 
   public AzureBlobStoreSettings withTimeouts(Duration connect, Duration response, Duration oneTry) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        prefix,
-        createContainer,
-        accountKey,
-        sasToken,
-        connectionString,
-        connect,
-        response,
-        oneTry,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder().connectTimeout(connect).responseTimeout(response).tryTimeout(oneTry).build();
   }
 
   public AzureBlobStoreSettings withRetries(int tries, Duration delay, Duration maxDelay) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        prefix,
-        createContainer,
-        accountKey,
-        sasToken,
-        connectionString,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        tries,
-        delay,
-        maxDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder().maxTries(tries).retryDelay(delay).maxRetryDelay(maxDelay).build();
   }
 
   public AzureBlobStoreSettings withBlockUpload(
       long thresholdBytes, int blockBytes, int concurrency) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        prefix,
-        createContainer,
-        accountKey,
-        sasToken,
-        connectionString,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        thresholdBytes,
-        blockBytes,
-        concurrency,
-        maxConnections,
-        maxListRequests);
+    return toBuilder()
+        .blockUploadThresholdBytes(thresholdBytes)
+        .blockSizeBytes(blockBytes)
+        .blockUploadConcurrency(concurrency)
+        .build();
   }
 
   public AzureBlobStoreSettings withLimits(int connections, int listRequests) {
-    return new AzureBlobStoreSettings(
-        accountName,
-        endpoint,
-        container,
-        prefix,
-        createContainer,
-        accountKey,
-        sasToken,
-        connectionString,
-        connectTimeout,
-        responseTimeout,
-        tryTimeout,
-        maxTries,
-        retryDelay,
-        maxRetryDelay,
-        blockUploadThresholdBytes,
-        blockSizeBytes,
-        blockUploadConcurrency,
-        connections,
-        listRequests);
+    return toBuilder().maxConnections(connections).maxListRequests(listRequests).build();
   }
 
   /** Which credential the store will use, without the secret itself. */
@@ -420,6 +265,167 @@ public record AzureBlobStoreSettings(
   private static void require(boolean ok, String name, Object value) {
     if (!ok) {
       throw new LoamException(Kind.INVALID, "invalid Azure store setting " + name + "=" + value);
+    }
+  }
+
+  /**
+   * Builds {@link AzureBlobStoreSettings}; starts from the defaults, validates in {@link #build}.
+   */
+  public static final class Builder {
+    private final String accountName;
+    private String endpoint = "";
+    private final String container;
+    private String prefix = "";
+    private boolean createContainer;
+    private String accountKey = "";
+    private String sasToken = "";
+    private String connectionString = "";
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration responseTimeout = Duration.ofSeconds(30);
+    private Duration tryTimeout = Duration.ofSeconds(60);
+    private int maxTries = 3;
+    private Duration retryDelay = Duration.ofMillis(200);
+    private Duration maxRetryDelay = Duration.ofSeconds(5);
+    private long blockUploadThresholdBytes = 16L * 1024 * 1024;
+    private int blockSizeBytes = 8 * 1024 * 1024;
+    private int blockUploadConcurrency = 4;
+    private int maxConnections = 32;
+    private int maxListRequests = 8;
+
+    private Builder(String accountName, String container) {
+      this.accountName = accountName;
+      this.container = container;
+    }
+
+    private Builder(AzureBlobStoreSettings s) {
+      this.accountName = s.accountName;
+      this.endpoint = s.endpoint;
+      this.container = s.container;
+      this.prefix = s.prefix;
+      this.createContainer = s.createContainer;
+      this.accountKey = s.accountKey;
+      this.sasToken = s.sasToken;
+      this.connectionString = s.connectionString;
+      this.connectTimeout = s.connectTimeout;
+      this.responseTimeout = s.responseTimeout;
+      this.tryTimeout = s.tryTimeout;
+      this.maxTries = s.maxTries;
+      this.retryDelay = s.retryDelay;
+      this.maxRetryDelay = s.maxRetryDelay;
+      this.blockUploadThresholdBytes = s.blockUploadThresholdBytes;
+      this.blockSizeBytes = s.blockSizeBytes;
+      this.blockUploadConcurrency = s.blockUploadConcurrency;
+      this.maxConnections = s.maxConnections;
+      this.maxListRequests = s.maxListRequests;
+    }
+
+    public Builder endpoint(String v) {
+      this.endpoint = v;
+      return this;
+    }
+
+    public Builder prefix(String v) {
+      this.prefix = v;
+      return this;
+    }
+
+    public Builder createContainer(boolean v) {
+      this.createContainer = v;
+      return this;
+    }
+
+    public Builder accountKey(String v) {
+      this.accountKey = v;
+      return this;
+    }
+
+    public Builder sasToken(String v) {
+      this.sasToken = v;
+      return this;
+    }
+
+    public Builder connectionString(String v) {
+      this.connectionString = v;
+      return this;
+    }
+
+    public Builder connectTimeout(Duration v) {
+      this.connectTimeout = v;
+      return this;
+    }
+
+    public Builder responseTimeout(Duration v) {
+      this.responseTimeout = v;
+      return this;
+    }
+
+    public Builder tryTimeout(Duration v) {
+      this.tryTimeout = v;
+      return this;
+    }
+
+    public Builder maxTries(int v) {
+      this.maxTries = v;
+      return this;
+    }
+
+    public Builder retryDelay(Duration v) {
+      this.retryDelay = v;
+      return this;
+    }
+
+    public Builder maxRetryDelay(Duration v) {
+      this.maxRetryDelay = v;
+      return this;
+    }
+
+    public Builder blockUploadThresholdBytes(long v) {
+      this.blockUploadThresholdBytes = v;
+      return this;
+    }
+
+    public Builder blockSizeBytes(int v) {
+      this.blockSizeBytes = v;
+      return this;
+    }
+
+    public Builder blockUploadConcurrency(int v) {
+      this.blockUploadConcurrency = v;
+      return this;
+    }
+
+    public Builder maxConnections(int v) {
+      this.maxConnections = v;
+      return this;
+    }
+
+    public Builder maxListRequests(int v) {
+      this.maxListRequests = v;
+      return this;
+    }
+
+    /** The settings; INVALID naming the first setting out of bounds. */
+    public AzureBlobStoreSettings build() {
+      return new AzureBlobStoreSettings(
+          accountName,
+          endpoint,
+          container,
+          prefix,
+          createContainer,
+          accountKey,
+          sasToken,
+          connectionString,
+          connectTimeout,
+          responseTimeout,
+          tryTimeout,
+          maxTries,
+          retryDelay,
+          maxRetryDelay,
+          blockUploadThresholdBytes,
+          blockSizeBytes,
+          blockUploadConcurrency,
+          maxConnections,
+          maxListRequests);
     }
   }
 }

@@ -79,7 +79,9 @@ class AzureBlobStoreProviderTest {
     assertThat(s.blockUploadConcurrency()).isEqualTo(3);
     assertThat(s.maxConnections()).isEqualTo(7);
     assertThat(s.maxListRequests()).isEqualTo(2);
-    assertThat(AzureBlobStoreProvider.PARAMS).hasSize(16);
+    assertThat(AzureBlobStoreProvider.URI_PARAMETERS.parameters()).hasSize(16);
+    // toBuilder copies every setting: these are all off their defaults.
+    assertThat(s.toBuilder().build()).isEqualTo(s);
   }
 
   @Test

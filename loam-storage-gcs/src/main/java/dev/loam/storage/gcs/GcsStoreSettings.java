@@ -2,6 +2,7 @@ package dev.loam.storage.gcs;
 
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.store.UriParameters;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -17,9 +18,9 @@ import java.util.regex.Pattern;
 
 /**
  * Settings of a {@link GcsObjectStore}: where the objects live, how to authenticate, and the bounds
- * on timeouts, retries and upload sizes. Plain values, validated on construction; {@link
- * #fromUri(URI, Map)} parses a {@code gs://bucket/prefix?...} URI (docs/storage-gcs.md lists every
- * parameter).
+ * on timeouts, retries and upload sizes. Plain values, validated on construction; {@link #builder}
+ * and {@link #toBuilder} set any of them. {@link #fromUri(URI, Map)} parses a {@code
+ * gs://bucket/prefix?...} URI with the parameters of {@link #URI_PARAMETERS}.
  *
  * @param bucket the bucket, which must exist (the store never creates buckets)
  * @param prefix object-name prefix, empty or ending in {@code /}; object name = prefix + key
@@ -77,22 +78,6 @@ public record GcsStoreSettings(
   public static final int MAX_ATTEMPTS_LIMIT = 10;
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]");
-
-  /** Every query parameter {@link #fromUri} accepts (also as {@code gcs.<name>} properties). */
-  public static final Set<String> PARAMETERS =
-      Set.of(
-          "host",
-          "project",
-          "credentials",
-          "credentials-file",
-          "connect-timeout-ms",
-          "read-timeout-ms",
-          "max-attempts",
-          "total-timeout-ms",
-          "retry-initial-delay-ms",
-          "retry-max-delay-ms",
-          "resumable-threshold-bytes",
-          "resumable-chunk-bytes");
 
   public GcsStoreSettings {
     Objects.requireNonNull(bucket, "bucket");
@@ -166,82 +151,125 @@ public record GcsStoreSettings(
    * backoff, resumable uploads from 16 MiB in 8 MiB chunks.
    */
   public static GcsStoreSettings defaults(String bucket, String prefix) {
-    return new GcsStoreSettings(
-        bucket,
-        prefix,
-        Optional.empty(),
-        Optional.empty(),
-        Credentials.DEFAULT,
-        Optional.empty(),
-        Duration.ofSeconds(10),
-        Duration.ofSeconds(30),
-        4,
-        Duration.ofSeconds(60),
-        Duration.ofMillis(100),
-        Duration.ofSeconds(5),
-        16 * 1024 * 1024,
-        8 * 1024 * 1024);
+    return builder(bucket, prefix).build();
+  }
+
+  /**
+   * A builder for {@code bucket} and {@code prefix} holding the {@linkplain #defaults defaults}.
+   */
+  public static Builder builder(String bucket, String prefix) {
+    return new Builder(bucket, prefix);
+  }
+
+  /** A builder holding these settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
   /**
    * These settings with {@code host} as the endpoint (and no credentials, as for a test server).
    */
   public GcsStoreSettings withHost(String host) {
-    return new GcsStoreSettings(
-        bucket,
-        prefix,
-        Optional.of(host),
-        projectId,
-        Credentials.NONE,
-        Optional.empty(),
-        connectTimeout,
-        readTimeout,
-        maxAttempts,
-        totalTimeout,
-        initialRetryDelay,
-        maxRetryDelay,
-        resumableThresholdBytes,
-        resumableChunkBytes);
+    return toBuilder().host(host).credentials(Credentials.NONE).noCredentialsFile().build();
   }
 
   /** These settings with other timeouts and retry bounds. */
   public GcsStoreSettings withTimeouts(
       Duration connectTimeout, Duration readTimeout, int maxAttempts, Duration totalTimeout) {
-    return new GcsStoreSettings(
-        bucket,
-        prefix,
-        host,
-        projectId,
-        credentials,
-        credentialsFile,
-        connectTimeout,
-        readTimeout,
-        maxAttempts,
-        totalTimeout,
-        initialRetryDelay,
-        maxRetryDelay,
-        resumableThresholdBytes,
-        resumableChunkBytes);
+    return toBuilder()
+        .connectTimeout(connectTimeout)
+        .readTimeout(readTimeout)
+        .maxAttempts(maxAttempts)
+        .totalTimeout(totalTimeout)
+        .build();
   }
 
   /** These settings with other resumable-upload sizes. */
   public GcsStoreSettings withResumable(int thresholdBytes, int chunkBytes) {
-    return new GcsStoreSettings(
-        bucket,
-        prefix,
-        host,
-        projectId,
-        credentials,
-        credentialsFile,
-        connectTimeout,
-        readTimeout,
-        maxAttempts,
-        totalTimeout,
-        initialRetryDelay,
-        maxRetryDelay,
-        thresholdBytes,
-        chunkBytes);
+    return toBuilder()
+        .resumableThresholdBytes(thresholdBytes)
+        .resumableChunkBytes(chunkBytes)
+        .build();
   }
+
+  /**
+   * The query parameters of a {@code gs://} URI, also accepted as {@code gcs.<name>} properties
+   * (docs/reference/configuration-stores.md is generated from this table).
+   */
+  public static final UriParameters<Builder> URI_PARAMETERS =
+      UriParameters.<Builder>builder()
+          .string(
+              "host",
+              "Google's endpoint",
+              "JSON API endpoint, http:// or https://, e.g. a test server. The client ignores"
+                  + " STORAGE_EMULATOR_HOST, so this is the only way to point it elsewhere",
+              Builder::host)
+          .string(
+              "project",
+              "",
+              "project id for quota/billing attribution. Set it with a host; otherwise the client"
+                  + " may try to detect a project",
+              Builder::projectId)
+          .parsed(
+              "credentials",
+              "default, none or file",
+              "file with a credentials-file, else none with a host, else default",
+              "default: Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud,"
+                  + " metadata server). none: anonymous. file: the key file below",
+              GcsStoreSettings::parseCredentials,
+              Builder::credentials)
+          .parsed(
+              "credentials-file",
+              "path",
+              "",
+              "path to a service-account or user JSON key. Implies credentials=file",
+              Path::of,
+              Builder::credentialsFile)
+          .millis(
+              "connect-timeout-ms",
+              "10000",
+              "TCP connect timeout of one HTTP attempt",
+              Builder::connectTimeout)
+          .millis(
+              "read-timeout-ms",
+              "30000",
+              "socket read timeout of one HTTP attempt. A write that gets no answer within it"
+                  + " has an unknown outcome",
+              Builder::readTimeout)
+          .integer(
+              "max-attempts",
+              "4",
+              "attempts per SDK call, first included, 1.." + MAX_ATTEMPTS_LIMIT,
+              Builder::maxAttempts)
+          .millis(
+              "total-timeout-ms",
+              "60000",
+              "no retry starts after this much time since the first attempt",
+              Builder::totalTimeout)
+          .millis(
+              "retry-initial-delay-ms",
+              "100",
+              "first backoff; doubled per retry, jittered",
+              Builder::initialRetryDelay)
+          .millis(
+              "retry-max-delay-ms",
+              "5000",
+              "backoff ceiling (at least the initial delay)",
+              Builder::maxRetryDelay)
+          .integer(
+              "resumable-threshold-bytes",
+              "16777216 (16 MiB)",
+              "objects of at least this size use a resumable upload",
+              Builder::resumableThresholdBytes)
+          .integer(
+              "resumable-chunk-bytes",
+              "8388608 (8 MiB)",
+              "bytes per resumable request; a multiple of 256 KiB (GCS rule)",
+              Builder::resumableChunkBytes)
+          .build();
+
+  /** Every query parameter {@link #fromUri} accepts (also as {@code gcs.<name>} properties). */
+  public static final Set<String> PARAMETERS = URI_PARAMETERS.names();
 
   /**
    * Parses {@code gs://bucket[/prefix][?param=value&...]}. {@code properties} entries named {@code
@@ -277,47 +305,37 @@ public record GcsStoreSettings(
         params.put(name, e.getValue());
       }
     }
-    GcsStoreSettings s = defaults(bucket, prefix);
-    Optional<String> host = Optional.ofNullable(params.get("host"));
-    Optional<String> project = Optional.ofNullable(params.get("project"));
-    Optional<Path> file = Optional.ofNullable(params.get("credentials-file")).map(Path::of);
-    Credentials credentials;
-    String c = params.get("credentials");
-    if (c == null) {
-      credentials =
-          file.isPresent()
-              ? Credentials.FILE
-              : host.isPresent() ? Credentials.NONE : Credentials.DEFAULT;
-    } else {
-      switch (c) {
-        case "default":
-          credentials = Credentials.DEFAULT;
-          break;
-        case "none":
-          credentials = Credentials.NONE;
-          break;
-        case "file":
-          credentials = Credentials.FILE;
-          break;
-        default:
-          throw invalid("credentials must be default, none or file", "credentials=" + c);
+    Builder b = builder(bucket, prefix);
+    try {
+      for (UriParameters.Parameter<Builder> p : URI_PARAMETERS.parameters()) {
+        String v = params.get(p.name());
+        if (v != null) {
+          b = p.applyTo(b, v);
+        }
       }
+    } catch (UriParameters.InvalidParameterException e) {
+      throw new LoamException(Kind.INVALID, "gs store URI: " + e.getMessage(), e);
     }
-    return new GcsStoreSettings(
-        bucket,
-        prefix,
-        host,
-        project,
-        credentials,
-        file,
-        millis(params, "connect-timeout-ms", s.connectTimeout),
-        millis(params, "read-timeout-ms", s.readTimeout),
-        integer(params, "max-attempts", s.maxAttempts),
-        millis(params, "total-timeout-ms", s.totalTimeout),
-        millis(params, "retry-initial-delay-ms", s.initialRetryDelay),
-        millis(params, "retry-max-delay-ms", s.maxRetryDelay),
-        integer(params, "resumable-threshold-bytes", s.resumableThresholdBytes),
-        integer(params, "resumable-chunk-bytes", s.resumableChunkBytes));
+    if (!params.containsKey("credentials")) {
+      b.credentials(
+          params.containsKey("credentials-file")
+              ? Credentials.FILE
+              : params.containsKey("host") ? Credentials.NONE : Credentials.DEFAULT);
+    }
+    return b.build();
+  }
+
+  private static Credentials parseCredentials(String c) {
+    switch (c) {
+      case "default":
+        return Credentials.DEFAULT;
+      case "none":
+        return Credentials.NONE;
+      case "file":
+        return Credentials.FILE;
+      default:
+        throw invalid("credentials must be default, none or file", "credentials=" + c);
+    }
   }
 
   private static Map<String, String> parseQuery(String rawQuery) {
@@ -350,31 +368,6 @@ public record GcsStoreSettings(
     }
   }
 
-  private static Duration millis(Map<String, String> params, String name, Duration dflt) {
-    String v = params.get(name);
-    return v == null ? dflt : Duration.ofMillis(parseLong(name, v));
-  }
-
-  private static int integer(Map<String, String> params, String name, int dflt) {
-    String v = params.get(name);
-    if (v == null) {
-      return dflt;
-    }
-    long l = parseLong(name, v);
-    if (l > Integer.MAX_VALUE || l < Integer.MIN_VALUE) {
-      throw invalid("value out of range", name + "=" + v);
-    }
-    return (int) l;
-  }
-
-  private static long parseLong(String name, String v) {
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw invalid("not an integer", name + "=" + v);
-    }
-  }
-
   private static void positive(String name, Duration d) {
     if (d.isNegative() || d.isZero()) {
       throw invalid("must be positive", name + "=" + d.toMillis());
@@ -383,5 +376,130 @@ public record GcsStoreSettings(
 
   private static LoamException invalid(String what, String part) {
     return new LoamException(Kind.INVALID, "gs store URI: " + what + ": " + part);
+  }
+
+  /** Builds {@link GcsStoreSettings}; starts from the defaults, validates in {@link #build}. */
+  public static final class Builder {
+    private final String bucket;
+    private final String prefix;
+    private Optional<String> host = Optional.empty();
+    private Optional<String> projectId = Optional.empty();
+    private Credentials credentials = Credentials.DEFAULT;
+    private Optional<Path> credentialsFile = Optional.empty();
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private Duration readTimeout = Duration.ofSeconds(30);
+    private int maxAttempts = 4;
+    private Duration totalTimeout = Duration.ofSeconds(60);
+    private Duration initialRetryDelay = Duration.ofMillis(100);
+    private Duration maxRetryDelay = Duration.ofSeconds(5);
+    private int resumableThresholdBytes = 16 * 1024 * 1024;
+    private int resumableChunkBytes = 8 * 1024 * 1024;
+
+    private Builder(String bucket, String prefix) {
+      this.bucket = bucket;
+      this.prefix = prefix;
+    }
+
+    private Builder(GcsStoreSettings s) {
+      this.bucket = s.bucket;
+      this.prefix = s.prefix;
+      this.host = s.host;
+      this.projectId = s.projectId;
+      this.credentials = s.credentials;
+      this.credentialsFile = s.credentialsFile;
+      this.connectTimeout = s.connectTimeout;
+      this.readTimeout = s.readTimeout;
+      this.maxAttempts = s.maxAttempts;
+      this.totalTimeout = s.totalTimeout;
+      this.initialRetryDelay = s.initialRetryDelay;
+      this.maxRetryDelay = s.maxRetryDelay;
+      this.resumableThresholdBytes = s.resumableThresholdBytes;
+      this.resumableChunkBytes = s.resumableChunkBytes;
+    }
+
+    public Builder host(String v) {
+      this.host = Optional.of(v);
+      return this;
+    }
+
+    public Builder projectId(String v) {
+      this.projectId = Optional.of(v);
+      return this;
+    }
+
+    public Builder credentials(Credentials v) {
+      this.credentials = v;
+      return this;
+    }
+
+    public Builder credentialsFile(Path v) {
+      this.credentialsFile = Optional.of(v);
+      return this;
+    }
+
+    public Builder connectTimeout(Duration v) {
+      this.connectTimeout = v;
+      return this;
+    }
+
+    public Builder readTimeout(Duration v) {
+      this.readTimeout = v;
+      return this;
+    }
+
+    public Builder maxAttempts(int v) {
+      this.maxAttempts = v;
+      return this;
+    }
+
+    public Builder totalTimeout(Duration v) {
+      this.totalTimeout = v;
+      return this;
+    }
+
+    public Builder initialRetryDelay(Duration v) {
+      this.initialRetryDelay = v;
+      return this;
+    }
+
+    public Builder maxRetryDelay(Duration v) {
+      this.maxRetryDelay = v;
+      return this;
+    }
+
+    public Builder resumableThresholdBytes(int v) {
+      this.resumableThresholdBytes = v;
+      return this;
+    }
+
+    public Builder resumableChunkBytes(int v) {
+      this.resumableChunkBytes = v;
+      return this;
+    }
+
+    /** No credentials file (as for {@link Credentials#DEFAULT} or {@link Credentials#NONE}). */
+    public Builder noCredentialsFile() {
+      this.credentialsFile = Optional.empty();
+      return this;
+    }
+
+    /** The settings; INVALID naming the first setting out of bounds. */
+    public GcsStoreSettings build() {
+      return new GcsStoreSettings(
+          bucket,
+          prefix,
+          host,
+          projectId,
+          credentials,
+          credentialsFile,
+          connectTimeout,
+          readTimeout,
+          maxAttempts,
+          totalTimeout,
+          initialRetryDelay,
+          maxRetryDelay,
+          resumableThresholdBytes,
+          resumableChunkBytes);
+    }
   }
 }

@@ -72,6 +72,8 @@ class GcsStoreSettingsTest {
     GcsStoreSettings file = parse("gs://b-1?credentials-file=/etc/key.json");
     assertThat(file.credentials()).isEqualTo(Credentials.FILE);
     assertThat(file.credentialsFile()).hasValue(Path.of("/etc/key.json"));
+    // toBuilder copies every setting, the optional ones included.
+    assertThat(file.toBuilder().build()).isEqualTo(file);
     assertThat(parse("gs://b-1?host=https://gcs.example:8443&credentials=default").credentials())
         .isEqualTo(Credentials.DEFAULT);
     assertThat(parse("gs://b-1?credentials=none").credentials()).isEqualTo(Credentials.NONE);

@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * Opens {@code s3://bucket/prefix?endpoint=…&region=…&path-style=true} stores (every parameter is
- * in docs/storage-s3.md). Credentials: {@code StoreContext} properties {@value
+ * in {@link S3StoreSettings#URI_PARAMETERS}). Credentials: {@code StoreContext} properties {@value
  * S3StoreSettings#ACCESS_KEY_PROPERTY} and {@value S3StoreSettings#SECRET_KEY_PROPERTY}, else the
  * URI's {@code access-key}/{@code secret-key}, else the SDK's default credentials chain. Futures
  * complete on the context's I/O executor.

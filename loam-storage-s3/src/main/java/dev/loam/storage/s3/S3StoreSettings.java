@@ -3,7 +3,9 @@ package dev.loam.storage.s3;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.store.ObjectKeys;
+import dev.loam.store.UriParameters;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,10 +14,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * Everything an {@link S3ObjectStore} needs to know, as plain values. Immutable and validated; the
+ * Everything an {@link S3ObjectStore} needs to know, as plain values. Immutable and validated in
+ * the canonical constructor; {@link #builder} and {@link #toBuilder} set any of them, and the
  * {@code with*} methods return changed copies. {@link #toString()} never shows the secret key.
  *
  * @param bucket the bucket, which must exist
@@ -67,23 +69,6 @@ public record S3StoreSettings(
 
   /** The StoreContext property that overrides the {@code secret-key} URI parameter. */
   public static final String SECRET_KEY_PROPERTY = "s3.secret-access-key";
-
-  private static final Set<String> URI_PARAMETERS =
-      Set.of(
-          "endpoint",
-          "region",
-          "path-style",
-          "access-key",
-          "secret-key",
-          "multipart-threshold-bytes",
-          "part-size-bytes",
-          "part-concurrency",
-          "max-attempts",
-          "connect-timeout-ms",
-          "attempt-timeout-ms",
-          "call-timeout-ms",
-          "max-connections",
-          "connection-acquire-timeout-ms");
 
   public S3StoreSettings {
     Objects.requireNonNull(bucket, "bucket");
@@ -155,168 +140,189 @@ public record S3StoreSettings(
    * 30 s per attempt, 120 s per call, 64 connections, 10 s to acquire one.
    */
   public static S3StoreSettings defaults(String bucket) {
-    return new S3StoreSettings(
-        bucket,
-        "",
-        Optional.empty(),
-        Optional.empty(),
-        false,
-        Optional.empty(),
-        Optional.empty(),
-        16L * 1024 * 1024,
-        8 * 1024 * 1024,
-        4,
-        3,
-        Duration.ofSeconds(2),
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(120),
-        64,
-        Duration.ofSeconds(10));
+    return builder(bucket).build();
+  }
+
+  /** A builder for {@code bucket} holding the {@linkplain #defaults defaults}. */
+  public static Builder builder(String bucket) {
+    return new Builder(bucket);
+  }
+
+  /** A builder holding these settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
   public S3StoreSettings withPrefix(String p) {
-    return new S3StoreSettings(
-        bucket,
-        p,
-        endpoint,
-        region,
-        pathStyle,
-        accessKeyId,
-        secretAccessKey,
-        multipartThresholdBytes,
-        partSizeBytes,
-        partConcurrency,
-        maxAttempts,
-        connectTimeout,
-        attemptTimeout,
-        callTimeout,
-        maxConnections,
-        connectionAcquireTimeout);
+    return toBuilder().prefix(p).build();
   }
 
   /** An emulator or S3-compatible server: endpoint, region, and path style on or off. */
   public S3StoreSettings withEndpoint(URI e, String r, boolean pathStyleAccess) {
-    return new S3StoreSettings(
-        bucket,
-        prefix,
-        Optional.of(e),
-        Optional.of(r),
-        pathStyleAccess,
-        accessKeyId,
-        secretAccessKey,
-        multipartThresholdBytes,
-        partSizeBytes,
-        partConcurrency,
-        maxAttempts,
-        connectTimeout,
-        attemptTimeout,
-        callTimeout,
-        maxConnections,
-        connectionAcquireTimeout);
+    return toBuilder().endpoint(e).region(r).pathStyle(pathStyleAccess).build();
   }
 
   public S3StoreSettings withCredentials(String keyId, String secret) {
-    return new S3StoreSettings(
-        bucket,
-        prefix,
-        endpoint,
-        region,
-        pathStyle,
-        Optional.of(keyId),
-        Optional.of(secret),
-        multipartThresholdBytes,
-        partSizeBytes,
-        partConcurrency,
-        maxAttempts,
-        connectTimeout,
-        attemptTimeout,
-        callTimeout,
-        maxConnections,
-        connectionAcquireTimeout);
+    return toBuilder().accessKeyId(keyId).secretAccessKey(secret).build();
   }
 
   public S3StoreSettings withMultipart(long thresholdBytes, int partBytes, int concurrency) {
-    return new S3StoreSettings(
-        bucket,
-        prefix,
-        endpoint,
-        region,
-        pathStyle,
-        accessKeyId,
-        secretAccessKey,
-        thresholdBytes,
-        partBytes,
-        concurrency,
-        maxAttempts,
-        connectTimeout,
-        attemptTimeout,
-        callTimeout,
-        maxConnections,
-        connectionAcquireTimeout);
+    return toBuilder()
+        .multipartThresholdBytes(thresholdBytes)
+        .partSizeBytes(partBytes)
+        .partConcurrency(concurrency)
+        .build();
   }
 
   public S3StoreSettings withRetries(int attempts) {
-    return new S3StoreSettings(
-        bucket,
-        prefix,
-        endpoint,
-        region,
-        pathStyle,
-        accessKeyId,
-        secretAccessKey,
-        multipartThresholdBytes,
-        partSizeBytes,
-        partConcurrency,
-        attempts,
-        connectTimeout,
-        attemptTimeout,
-        callTimeout,
-        maxConnections,
-        connectionAcquireTimeout);
+    return toBuilder().maxAttempts(attempts).build();
   }
 
   public S3StoreSettings withTimeouts(Duration connect, Duration attempt, Duration call) {
-    return new S3StoreSettings(
-        bucket,
-        prefix,
-        endpoint,
-        region,
-        pathStyle,
-        accessKeyId,
-        secretAccessKey,
-        multipartThresholdBytes,
-        partSizeBytes,
-        partConcurrency,
-        maxAttempts,
-        connect,
-        attempt,
-        call,
-        maxConnections,
-        connectionAcquireTimeout);
+    return toBuilder().connectTimeout(connect).attemptTimeout(attempt).callTimeout(call).build();
   }
 
   public S3StoreSettings withConnections(int max, Duration acquireTimeout) {
-    return new S3StoreSettings(
-        bucket,
-        prefix,
-        endpoint,
-        region,
-        pathStyle,
-        accessKeyId,
-        secretAccessKey,
-        multipartThresholdBytes,
-        partSizeBytes,
-        partConcurrency,
-        maxAttempts,
-        connectTimeout,
-        attemptTimeout,
-        callTimeout,
-        max,
-        acquireTimeout);
+    return toBuilder().maxConnections(max).connectionAcquireTimeout(acquireTimeout).build();
   }
 
   /**
-   * Parses {@code s3://bucket[/prefix][?param=value&...]} (parameters in docs/storage-s3.md).
+   * The query parameters of an {@code s3://} URI (docs/reference/configuration-stores.md is
+   * generated from this table). Whole numbers are non-negative and, but for the multipart
+   * threshold, fit an {@code int}, milliseconds included.
+   */
+  public static final UriParameters<Builder> URI_PARAMETERS =
+      UriParameters.<Builder>builder()
+          .parsed(
+              "endpoint",
+              "URL",
+              "AWS",
+              "http(s)://host[:port] of an S3-compatible server or emulator",
+              v -> {
+                try {
+                  return new URI(v);
+                } catch (URISyntaxException e) {
+                  throw UriParameters.invalid("endpoint", "malformed endpoint endpoint=" + v);
+                }
+              },
+              Builder::endpoint)
+          .parsed(
+              "region",
+              "string",
+              "the SDK's default region chain (AWS_REGION, profile, instance metadata)",
+              "signing region, [a-z0-9-]{1,32}",
+              v -> {
+                if (!v.matches("[a-z0-9-]{1,32}")) {
+                  throw UriParameters.invalid(
+                      "region", "region must be 1..32 of [a-z0-9-] region=" + v);
+                }
+                return v;
+              },
+              Builder::region)
+          .bool(
+              "path-style",
+              "false",
+              "true for http://host/bucket/key requests (emulators, most S3-compatible servers)",
+              Builder::pathStyle)
+          .string(
+              "access-key",
+              "",
+              "static access key id (tests; prefer the property "
+                  + ACCESS_KEY_PROPERTY
+                  + ", which wins)",
+              Builder::accessKeyId)
+          .secret(
+              "secret-key",
+              "",
+              "static secret key, together with access-key; the property "
+                  + SECRET_KEY_PROPERTY
+                  + " wins",
+              Builder::secretAccessKey)
+          .number(
+              "multipart-threshold-bytes",
+              "integer",
+              "16777216 (16 MiB)",
+              "objects at least this large use multipart upload; at least the part size",
+              0,
+              Long.MAX_VALUE,
+              n -> n,
+              Builder::multipartThresholdBytes)
+          .number(
+              "part-size-bytes",
+              "integer",
+              "8388608 (8 MiB)",
+              "part size, at least 5242880 (5 MiB)",
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
+              Builder::partSizeBytes)
+          .number(
+              "part-concurrency",
+              "integer",
+              "4",
+              "parts of one object uploaded at once, 1..64",
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
+              Builder::partConcurrency)
+          .number(
+              "max-attempts",
+              "integer",
+              "3",
+              "SDK attempts per request, the first included (1 = no retries), 1..10",
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
+              Builder::maxAttempts)
+          .number(
+              "connect-timeout-ms",
+              "milliseconds",
+              "2000",
+              "TCP connect timeout",
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
+              Builder::connectTimeout)
+          .number(
+              "attempt-timeout-ms",
+              "milliseconds",
+              "30000",
+              "limit on one HTTP attempt (also the Netty read and write idle timeouts)",
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
+              Builder::attemptTimeout)
+          .number(
+              "call-timeout-ms",
+              "milliseconds",
+              "120000",
+              "one call's limit, all attempts and back-offs included; at least the attempt timeout",
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
+              Builder::callTimeout)
+          .number(
+              "max-connections",
+              "integer",
+              "64",
+              "HTTP connections at most, 1..1024; up to 16 times this many requests wait for one",
+              0,
+              Integer.MAX_VALUE,
+              n -> (int) n,
+              Builder::maxConnections)
+          .number(
+              "connection-acquire-timeout-ms",
+              "milliseconds",
+              "10000",
+              "how long a request waits for a free connection",
+              0,
+              Integer.MAX_VALUE,
+              Duration::ofMillis,
+              Builder::connectionAcquireTimeout)
+          .build();
+
+  /**
+   * Parses {@code s3://bucket[/prefix][?param=value&...]} (parameters in {@link #URI_PARAMETERS}).
    * {@code properties} {@value #ACCESS_KEY_PROPERTY} and {@value #SECRET_KEY_PROPERTY} override the
    * URI's credentials. Throws {@link LoamException} INVALID naming the bad part; secrets never
    * appear in messages.
@@ -346,41 +352,23 @@ public record S3StoreSettings(
       prefix = prefix + "/";
     }
     Map<String, String> q = query(uri);
-    S3StoreSettings s = defaults(bucket).withPrefix(prefix);
-    Optional<URI> endpoint = Optional.empty();
-    if (q.containsKey("endpoint")) {
-      try {
-        endpoint = Optional.of(new URI(q.get("endpoint")));
-      } catch (java.net.URISyntaxException e) {
-        throw invalid("malformed endpoint endpoint=" + q.get("endpoint"));
+    // The prefix is checked on its own first, so that a bad prefix is named before any parameter.
+    Builder b = defaults(bucket).withPrefix(prefix).toBuilder();
+    for (UriParameters.Parameter<Builder> p : URI_PARAMETERS.parameters()) {
+      String v = q.get(p.name());
+      if (v != null) {
+        b = p.applyTo(b, v);
       }
     }
-    Optional<String> region = Optional.ofNullable(q.get("region"));
-    if (region.isPresent() && !region.get().matches("[a-z0-9-]{1,32}")) {
-      throw invalid("region must be 1..32 of [a-z0-9-] region=" + region.get());
+    String keyId = properties.get(ACCESS_KEY_PROPERTY);
+    if (keyId != null) {
+      b.accessKeyId(keyId);
     }
-    boolean pathStyle = bool(q, "path-style", false);
-    Optional<String> keyId =
-        Optional.ofNullable(properties.getOrDefault(ACCESS_KEY_PROPERTY, q.get("access-key")));
-    Optional<String> secret =
-        Optional.ofNullable(properties.getOrDefault(SECRET_KEY_PROPERTY, q.get("secret-key")));
-    return new S3StoreSettings(
-        s.bucket,
-        s.prefix,
-        endpoint,
-        region,
-        pathStyle,
-        keyId,
-        secret,
-        longParam(q, "multipart-threshold-bytes", s.multipartThresholdBytes),
-        (int) Math.min(Integer.MAX_VALUE, longParam(q, "part-size-bytes", s.partSizeBytes)),
-        (int) longParam(q, "part-concurrency", s.partConcurrency),
-        (int) longParam(q, "max-attempts", s.maxAttempts),
-        millis(q, "connect-timeout-ms", s.connectTimeout),
-        millis(q, "attempt-timeout-ms", s.attemptTimeout),
-        millis(q, "call-timeout-ms", s.callTimeout),
-        (int) longParam(q, "max-connections", s.maxConnections),
-        millis(q, "connection-acquire-timeout-ms", s.connectionAcquireTimeout));
+    String secret = properties.get(SECRET_KEY_PROPERTY);
+    if (secret != null) {
+      b.secretAccessKey(secret);
+    }
+    return b.build();
   }
 
   /** Shows everything but the secret key. */
@@ -438,8 +426,9 @@ public record S3StoreSettings(
       if (eq < 0) {
         throw invalid("query parameter without a value parameter=" + name);
       }
-      if (!URI_PARAMETERS.contains(name)) {
-        throw invalid("unknown query parameter parameter=" + name + " known=" + URI_PARAMETERS);
+      if (URI_PARAMETERS.find(name).isEmpty()) {
+        throw invalid(
+            "unknown query parameter parameter=" + name + " known=" + URI_PARAMETERS.names());
       }
       if (out.put(name, decode(pair.substring(eq + 1))) != null) {
         throw invalid("query parameter given twice parameter=" + name);
@@ -454,40 +443,6 @@ public record S3StoreSettings(
     } catch (IllegalArgumentException e) {
       throw invalid("malformed percent-encoding in the query");
     }
-  }
-
-  private static boolean bool(Map<String, String> q, String name, boolean dflt) {
-    String v = q.get(name);
-    if (v == null) {
-      return dflt;
-    }
-    if (v.equals("true")) {
-      return true;
-    }
-    if (v.equals("false")) {
-      return false;
-    }
-    throw invalid("expected true or false " + name + "=" + v);
-  }
-
-  private static long longParam(Map<String, String> q, String name, long dflt) {
-    String v = q.get(name);
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      long n = Long.parseLong(v);
-      if (n < 0 || n > Integer.MAX_VALUE && !name.equals("multipart-threshold-bytes")) {
-        throw invalid("value out of range " + name + "=" + v);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw invalid("expected a non-negative integer " + name + "=" + v);
-    }
-  }
-
-  private static Duration millis(Map<String, String> q, String name, Duration dflt) {
-    return q.containsKey(name) ? Duration.ofMillis(longParam(q, name, 0)) : dflt;
   }
 
   private static void positive(Duration d, String name) {
@@ -509,5 +464,144 @@ public record S3StoreSettings(
 
   private static LoamException invalid(String message) {
     return new LoamException(Kind.INVALID, message);
+  }
+
+  /** Builds {@link S3StoreSettings}; starts from the defaults, validates in {@link #build}. */
+  public static final class Builder {
+    private final String bucket;
+    private String prefix = "";
+    private Optional<URI> endpoint = Optional.empty();
+    private Optional<String> region = Optional.empty();
+    private boolean pathStyle;
+    private Optional<String> accessKeyId = Optional.empty();
+    private Optional<String> secretAccessKey = Optional.empty();
+    private long multipartThresholdBytes = 16L * 1024 * 1024;
+    private int partSizeBytes = 8 * 1024 * 1024;
+    private int partConcurrency = 4;
+    private int maxAttempts = 3;
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration attemptTimeout = Duration.ofSeconds(30);
+    private Duration callTimeout = Duration.ofSeconds(120);
+    private int maxConnections = 64;
+    private Duration connectionAcquireTimeout = Duration.ofSeconds(10);
+
+    private Builder(String bucket) {
+      this.bucket = bucket;
+    }
+
+    private Builder(S3StoreSettings s) {
+      this.bucket = s.bucket;
+      this.prefix = s.prefix;
+      this.endpoint = s.endpoint;
+      this.region = s.region;
+      this.pathStyle = s.pathStyle;
+      this.accessKeyId = s.accessKeyId;
+      this.secretAccessKey = s.secretAccessKey;
+      this.multipartThresholdBytes = s.multipartThresholdBytes;
+      this.partSizeBytes = s.partSizeBytes;
+      this.partConcurrency = s.partConcurrency;
+      this.maxAttempts = s.maxAttempts;
+      this.connectTimeout = s.connectTimeout;
+      this.attemptTimeout = s.attemptTimeout;
+      this.callTimeout = s.callTimeout;
+      this.maxConnections = s.maxConnections;
+      this.connectionAcquireTimeout = s.connectionAcquireTimeout;
+    }
+
+    public Builder prefix(String v) {
+      this.prefix = v;
+      return this;
+    }
+
+    public Builder endpoint(URI v) {
+      this.endpoint = Optional.of(v);
+      return this;
+    }
+
+    public Builder region(String v) {
+      this.region = Optional.of(v);
+      return this;
+    }
+
+    public Builder pathStyle(boolean v) {
+      this.pathStyle = v;
+      return this;
+    }
+
+    public Builder accessKeyId(String v) {
+      this.accessKeyId = Optional.of(v);
+      return this;
+    }
+
+    public Builder secretAccessKey(String v) {
+      this.secretAccessKey = Optional.of(v);
+      return this;
+    }
+
+    public Builder multipartThresholdBytes(long v) {
+      this.multipartThresholdBytes = v;
+      return this;
+    }
+
+    public Builder partSizeBytes(int v) {
+      this.partSizeBytes = v;
+      return this;
+    }
+
+    public Builder partConcurrency(int v) {
+      this.partConcurrency = v;
+      return this;
+    }
+
+    public Builder maxAttempts(int v) {
+      this.maxAttempts = v;
+      return this;
+    }
+
+    public Builder connectTimeout(Duration v) {
+      this.connectTimeout = v;
+      return this;
+    }
+
+    public Builder attemptTimeout(Duration v) {
+      this.attemptTimeout = v;
+      return this;
+    }
+
+    public Builder callTimeout(Duration v) {
+      this.callTimeout = v;
+      return this;
+    }
+
+    public Builder maxConnections(int v) {
+      this.maxConnections = v;
+      return this;
+    }
+
+    public Builder connectionAcquireTimeout(Duration v) {
+      this.connectionAcquireTimeout = v;
+      return this;
+    }
+
+    /** The settings; INVALID naming the first setting out of bounds. */
+    public S3StoreSettings build() {
+      return new S3StoreSettings(
+          bucket,
+          prefix,
+          endpoint,
+          region,
+          pathStyle,
+          accessKeyId,
+          secretAccessKey,
+          multipartThresholdBytes,
+          partSizeBytes,
+          partConcurrency,
+          maxAttempts,
+          connectTimeout,
+          attemptTimeout,
+          callTimeout,
+          maxConnections,
+          connectionAcquireTimeout);
+    }
   }
 }

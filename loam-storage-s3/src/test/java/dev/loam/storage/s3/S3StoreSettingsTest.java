@@ -60,6 +60,8 @@ class S3StoreSettingsTest {
     assertThat(s.callTimeout()).isEqualTo(Duration.ofMillis(300));
     assertThat(s.maxConnections()).isEqualTo(7);
     assertThat(s.connectionAcquireTimeout()).isEqualTo(Duration.ofMillis(400));
+    // toBuilder copies every setting: these are all off their defaults.
+    assertThat(s.toBuilder().build()).isEqualTo(s);
   }
 
   @Test

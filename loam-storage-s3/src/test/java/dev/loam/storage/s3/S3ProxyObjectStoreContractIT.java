@@ -1,9 +1,14 @@
-package dev.loam.spi.store;
+package dev.loam.storage.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loam.storage.s3.Emulator;
-import dev.loam.storage.s3.S3ObjectStore;
+import dev.loam.spi.store.ListPage;
+import dev.loam.spi.store.ObjectExistsException;
+import dev.loam.spi.store.ObjectNotFoundException;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.ObjectStoreContractTest;
+import dev.loam.spi.store.StoreOutcomeUnknownException;
+import dev.loam.spi.store.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -13,10 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * (In the kit's package so that it can override a kit case, which are package-private.)
- *
- * <p>The conformance kit against S3Proxy 4.1.0 (out of process, in-memory provider). Each case gets
- * a fresh bucket. The multipart threshold is lowered to 5 MiB here, so the kit's 9 MiB object goes
+ * The conformance kit against S3Proxy 4.1.0 (out of process, in-memory provider). Each case gets a
+ * fresh bucket. The multipart threshold is lowered to 5 MiB here, so the kit's 9 MiB object goes
  * through CreateMultipartUpload / UploadPart / CompleteMultipartUpload (S3Mock runs the single-PUT
  * path).
  *
@@ -84,7 +87,7 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
 
   @Test
   @Override
-  void aKeyAndKeysBelowItCoexist() {
+  protected void aKeyAndKeysBelowItCoexist() {
     assertCannotHoldBoth("a", "a/b");
     assertCannotHoldBoth("a/b", "a/b/c");
     // What still holds: a key and a key that only shares its first characters.
@@ -96,7 +99,7 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
 
   @Test
   @Override
-  void listIsInUtf8ByteOrderOfTheWholeKey() {
+  protected void listIsInUtf8ByteOrderOfTheWholeKey() {
     assertCannotHoldBoth("a", "a/b");
     // The kit's keys without "a" and "a/b" (parents of a/c/d and a/b/c): the interleaving of
     // a-b, a., a.c, a/b/c, a/c/d, a0 is still what a directory walk gets wrong.
@@ -108,7 +111,7 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
 
   @Test
   @Override
-  void listPagesWithMaxKeysAndStartAfterCoverEveryKeyOnce() {
+  protected void listPagesWithMaxKeysAndStartAfterCoverEveryKeyOnce() {
     assertCannotHoldBoth("p/0", "p/0/x");
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 7; i++) {
@@ -138,7 +141,7 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
 
   @Test
   @Override
-  void listStartAfterNeedNotBeAKey() {
+  protected void listStartAfterNeedNotBeAKey() {
     assertCannotHoldBoth("s/b", "s/b/c");
     createAll(List.of("s/a", "s/b/c", "s/c"));
     assertThat(keys(await(store.list("s/", "s/a0", 1000)).objects()))
@@ -154,7 +157,7 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
 
   @Test
   @Override
-  void listPrefixNeedNotEndAtASegmentBoundary() {
+  protected void listPrefixNeedNotEndAtASegmentBoundary() {
     assertCannotHoldBoth("wal/st", "wal/st/deep/er");
     List<String> keys =
         List.of(
@@ -182,7 +185,7 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
 
   @Test
   @Override
-  void listOfLongKeysIsInByteOrder() {
+  protected void listOfLongKeysIsInByteOrder() {
     String s = "x".repeat(300);
     assertCannotHoldBoth(s, s + "/a");
     List<String> keys = List.of(s + "/a", s + "-b", s + "y", s.substring(0, 128) + "/z");

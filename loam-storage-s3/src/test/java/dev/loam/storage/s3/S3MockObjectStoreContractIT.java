@@ -1,9 +1,10 @@
-package dev.loam.spi.store;
+package dev.loam.storage.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loam.storage.s3.Emulator;
-import dev.loam.storage.s3.S3ObjectStore;
+import dev.loam.spi.store.ObjectExistsException;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.ObjectStoreContractTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,16 +16,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * (In the kit's package so that it can override a kit case, which are package-private.)
- *
- * <p>The conformance kit against Adobe S3Mock 5.2.0 (out of process). Each case gets a fresh bucket
+ * The conformance kit against Adobe S3Mock 5.2.0 (out of process). Each case gets a fresh bucket
  * and the store's default settings (objects below 16 MiB, so single PutObject).
  *
- * <p>Documented deviation (docs/storage-s3.md): S3Mock checks {@code If-None-Match: *} and then
- * writes, without a lock, so concurrent creates of one key can have several winners (seen: 5 of
- * 16). Sequential creates are exclusive (the other create cases pass unchanged). The racing case is
- * overridden to assert what S3Mock does keep: every loser fails with exists, and the object holds
- * one winner's bytes. The unchanged racing case passes against S3Proxy.
+ * <p>Documented emulator defect (docs/storage-s3.md): S3Mock checks {@code If-None-Match: *} and
+ * then writes, without a lock, so concurrent creates of one key can have several winners (seen: 5
+ * of 16 with creates issued back to back; 13 and 16 of 16 with the kit's latched start). Sequential
+ * creates are exclusive (the other create cases pass unchanged). S3Mock lacks {@link
+ * Emulator.Capability#EXCLUSIVE_CONCURRENT_CREATE}, so the kit's racing case is reported skipped
+ * here, with that reason; it runs unchanged against S3Proxy ({@link S3ProxyObjectStoreContractIT}).
+ * What S3Mock does keep is asserted by {@link
+ * #racingCreatesOnS3MockFailLosersWithExistsAndKeepAWinnersBytes}, outside the kit.
  */
 class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
   private static Emulator server;
@@ -46,9 +48,18 @@ class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
     return new S3ObjectStore(server.settings(server.newBucket()), completions);
   }
 
-  @Test
   @Override
-  void concurrentCreatesOfOneKeyHaveExactlyOneWinner() {
+  protected Optional<String> racingCreatesNotExclusiveBecause() {
+    return server.lacks(Emulator.Capability.EXCLUSIVE_CONCURRENT_CREATE);
+  }
+
+  /**
+   * Not a kit case: what S3Mock's racing creates keep, so that the store's mapping of its 412 is
+   * still checked here. At least one winner, every loser fails with exists, the object holds one
+   * winner's bytes, and once the race is over create is exclusive again.
+   */
+  @Test
+  void racingCreatesOnS3MockFailLosersWithExistsAndKeepAWinnersBytes() {
     for (int round = 0; round < 10; round++) {
       String key = "race/" + round;
       List<CompletableFuture<Void>> racing = new ArrayList<>();
