@@ -14,9 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Stream admin beyond create and delete (issue 6): {@code PATCH …/streams/{s}} (retention, cleanup
- * policy) and {@code POST …/streams/{s}/partitions} (grow), against a started server with the JDK
- * client.
+ * Stream admin beyond create and delete: {@code PATCH …/streams/{s}} (retention, cleanup policy)
+ * and {@code POST …/streams/{s}/partitions} (grow), against a started server with the JDK client.
  */
 class StreamAdminIT {
   static final String S = "/v1/namespaces/ns/streams/s";

@@ -29,10 +29,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Compaction throughput and effect (issue 4, compacted streams): one partition of {@code records}
- * keyed records over {@code keys} keys is appended and segmented as a plain stream, then switched
- * to compact, and one maintenance pass (dominated by the compactor) is timed. Not a test: run by
- * hand, see docs/operations/performance.md "Compaction and segmenting". Arguments: records keys
+ * Compaction throughput and effect (compacted streams): one partition of {@code records} keyed
+ * records over {@code keys} keys is appended and segmented as a plain stream, then switched to
+ * compact, and one maintenance pass (dominated by the compactor) is timed. Not a test: run by hand,
+ * see docs/operations/performance.md "Compaction and segmenting". Arguments: records keys
  * valueBytes.
  */
 public final class CompactionBench {

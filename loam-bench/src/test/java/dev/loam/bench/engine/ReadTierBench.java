@@ -31,8 +31,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Read throughput per tier and GETs per WAL object with 10 concurrent consumers (issue 4's closing
- * numbers). Not a test: run it by hand, see docs/operations/performance.md "Read path".
+ * Read throughput per tier and GETs per WAL object with 10 concurrent consumers. Not a test: run it
+ * by hand, see docs/operations/performance.md "Read path".
  *
  * <p>Tiers are measured through {@link ReadPath#load} (bytes delivered, not decoded): tail cache
  * (memory), disk cache (files in a temp dir, likely in the OS page cache), WAL object ranges (64

@@ -33,11 +33,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Stream;
 
 /**
- * The metastore snapshot size before and after segmenting (issue 4's closing number): writes {@code
- * args[0]} MiB (default 1024) over 100 partitions through a node on the filesystem store, then runs
- * maintenance until every partition's WAL-backed entries are segmented, and reports the index
- * entries and the size of a snapshot written by the embedded metastore at each point. Not a test:
- * run by hand, see docs/operations/performance.md "Read path".
+ * The metastore snapshot size before and after segmenting: writes {@code args[0]} MiB (default
+ * 1024) over 100 partitions through a node on the filesystem store, then runs maintenance until
+ * every partition's WAL-backed entries are segmented, and reports the index entries and the size of
+ * a snapshot written by the embedded metastore at each point. Not a test: run by hand, see
+ * docs/operations/performance.md "Read path".
  */
 public final class SegmentSnapshotBench {
   static final int PARTITIONS = 100;

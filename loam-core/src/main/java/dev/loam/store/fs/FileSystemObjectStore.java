@@ -66,6 +66,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Blocking I/O runs on the injected executor; this class owns no threads. Thread-safe. Requires
  * a local POSIX filesystem with hard links and case-sensitive names (Linux ext4/xfs/btrfs/tmpfs).
+ *
+ * <p>One file for the whole store, as each cloud store is one file: the SPI's nine operations share
+ * the key-to-path mapping, the write protocol and the error mapping above, and splitting them would
+ * scatter that protocol across files.
  */
 public final class FileSystemObjectStore implements ObjectStore {
   private static final Logger LOG = LoggerFactory.getLogger(FileSystemObjectStore.class);

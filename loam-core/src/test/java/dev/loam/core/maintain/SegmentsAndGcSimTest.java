@@ -45,10 +45,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Random interleavings of append, segment, retention and GC steps, with node crashes between steps
- * (stream-engine.txt §5, issue 4). After every step: every record inside retention is readable with
- * its original offset, bytes and order; nothing below the log start is returned, and everything
- * dropped was outside retention; every object the index references exists. At the end, once all
- * grace periods passed, the store holds exactly the referenced objects (orphans included: a "crash"
+ * (stream-engine.txt §5). After every step: every record inside retention is readable with its
+ * original offset, bytes and order; nothing below the log start is returned, and everything dropped
+ * was outside retention; every object the index references exists. At the end, once all grace
+ * periods passed, the store holds exactly the referenced objects (orphans included: a "crash"
  * between a segment PUT and its swap is injected).
  */
 class SegmentsAndGcSimTest {

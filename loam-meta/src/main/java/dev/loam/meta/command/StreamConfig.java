@@ -4,8 +4,8 @@ import dev.loam.wal.DurabilityClass;
 import java.util.Objects;
 
 /**
- * A stream's configuration. Retention fields are kept now and enforced by the retention task (issue
- * 4); {@code -1} means unlimited.
+ * A stream's configuration. Retention fields are enforced by the owner's retention task; {@code -1}
+ * means unlimited.
  */
 public record StreamConfig(
     int partitions,
