@@ -18,13 +18,13 @@ import java.time.InstantSource;
 import java.util.List;
 
 /** Commands and checks shared by the Ratis integration tests. */
-final class RatisFixtures {
-  static final long START_MILLIS = 1_780_000_000_000L;
+public final class RatisFixtures {
+  public static final long START_MILLIS = 1_780_000_000_000L;
 
   private RatisFixtures() {}
 
   /** Registers node n1 at epoch 1 and creates a one-partition stream; returns its id. */
-  static long setUp(Metastore ms, InstantSource clock) {
+  public static long setUp(Metastore ms, InstantSource clock) {
     Origin o = new Origin("n1", 1, clock.millis());
     assertThat(RatisTestCluster.get(ms.propose(new RegisterNode(o, "h:1", 1, "z"))).outcome())
         .isInstanceOf(Outcome.NodeRegistered.class);
@@ -37,7 +37,7 @@ final class RatisFixtures {
   }
 
   /** A one-record commit of object {@code key} to partition 0. */
-  static CommitWal commit(long streamId, String key, InstantSource clock) {
+  public static CommitWal commit(long streamId, String key, InstantSource clock) {
     return new CommitWal(
         new Origin("n1", 1, clock.millis()),
         key,
@@ -51,21 +51,21 @@ final class RatisFixtures {
   }
 
   /** Proposes and returns the single batch's offset. */
-  static Applied commitOne(Metastore ms, long streamId, String key, InstantSource clock) {
+  public static Applied commitOne(Metastore ms, long streamId, String key, InstantSource clock) {
     Applied a = RatisTestCluster.get(ms.propose(commit(streamId, key, clock)));
     assertThat(a.outcome()).as(a.outcome().toString()).isInstanceOf(Outcome.WalCommitted.class);
     return a;
   }
 
-  static long offsetOf(Applied a) {
+  public static long offsetOf(Applied a) {
     return ((Outcome.WalCommitted) a.outcome()).chunks().get(0).get(0).baseOffset();
   }
 
-  static List<IndexEntry> entries(Metastore ms, long streamId) {
+  public static List<IndexEntry> entries(Metastore ms, long streamId) {
     return ms.read((MetaReader r) -> r.indexEntries(streamId, 0, 0, 100_000));
   }
 
-  static long highWatermark(Metastore ms, long streamId) {
+  public static long highWatermark(Metastore ms, long streamId) {
     return ms.read((MetaReader r) -> r.partition(streamId, 0)).orElseThrow().highWatermark();
   }
 }

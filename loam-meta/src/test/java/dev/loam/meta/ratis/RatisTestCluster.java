@@ -18,7 +18,7 @@ import java.util.function.UnaryOperator;
  * directory per peer under {@code baseDir}. Peers can be stopped and restarted from their
  * directories. Test code: it waits with futures and timeouts, never sleeps.
  */
-final class RatisTestCluster implements AutoCloseable {
+public final class RatisTestCluster implements AutoCloseable {
   static final long TIMEOUT_SECONDS = 30;
 
   private final Path baseDir;
@@ -118,7 +118,7 @@ final class RatisTestCluster implements AutoCloseable {
     }
   }
 
-  static int freePort() {
+  public static int freePort() {
     return LoopbackPorts.freePort();
   }
 
@@ -211,7 +211,7 @@ final class RatisTestCluster implements AutoCloseable {
     throw new AssertionError("no leader among " + members.keySet());
   }
 
-  static <T> T get(java.util.concurrent.CompletableFuture<T> f) {
+  public static <T> T get(java.util.concurrent.CompletableFuture<T> f) {
     try {
       return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -226,7 +226,7 @@ final class RatisTestCluster implements AutoCloseable {
   }
 
   /** Closes replicas in parallel: a Ratis server takes most of a second to stop. */
-  static void closeAll(java.util.Collection<RatisMetastore> ms) {
+  public static void closeAll(java.util.Collection<RatisMetastore> ms) {
     List<Thread> threads = new ArrayList<>();
     for (RatisMetastore m : ms) {
       Thread t = new Thread(m::close, "close-" + m.peerId());

@@ -1,7 +1,11 @@
-package dev.loam.meta.ratis;
+package dev.loam.bench.engine;
 
 import dev.loam.meta.Applied;
 import dev.loam.meta.MetaSettings;
+import dev.loam.meta.ratis.RatisFixtures;
+import dev.loam.meta.ratis.RatisMetastore;
+import dev.loam.meta.ratis.RatisSettings;
+import dev.loam.meta.ratis.RatisTestCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
