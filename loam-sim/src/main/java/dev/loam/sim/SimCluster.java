@@ -4,12 +4,11 @@ import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
-import dev.loam.sim.check.OwnershipChecker;
 import dev.loam.store.express.ExpressObjectStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -299,31 +298,28 @@ public final class SimCluster {
   }
 
   /**
-   * The liveness judge: null when a death verdict on {@code id} at {@code epoch} is explained by
-   * what the simulation did to the node (crashed, left, paused or resumed within the liveness
-   * timeout, or its clock ahead past the future-stamp limit so that its renewals are refused).
+   * Whether some node could open a closed stream now: running, unpaused, not leaving, in {@code
+   * placeable} (the ids the replicated state holds live with slots), and with a clock not so far
+   * ahead that the metastore refuses its commands.
    */
-  /**
-   * Whether some node could open a closed stream now: running, unpaused, not leaving, live with
-   * slots in the replicated state, and with a clock not so far ahead that the metastore refuses its
-   * commands.
-   */
-  public boolean someNodeCanOwn(Map<String, OwnershipChecker.NodeView> replicated) {
+  public boolean someNodeCanOwn(Set<String> placeable) {
     for (Node n : nodes) {
-      OwnershipChecker.NodeView v = replicated.get(n.id);
       if (n.node != null
           && !n.leaving
           && !n.process.paused()
           && n.clock.offset().compareTo(MAX_FUTURE_STAMP) < 0
-          && v != null
-          && v.live()
-          && v.slots() >= 1) {
+          && placeable.contains(n.id)) {
         return true;
       }
     }
     return false;
   }
 
+  /**
+   * The liveness judge: null when a death verdict on {@code id} at {@code epoch} is explained by
+   * what the simulation did to the node (crashed, left, paused or resumed within the liveness
+   * timeout, or its clock ahead past the future-stamp limit so that its renewals are refused).
+   */
   String whyNotDead(String id, long epoch) {
     Node n = byId(id);
     if (n == null || n.node == null || n.node.epoch() != epoch || n.leaving) {

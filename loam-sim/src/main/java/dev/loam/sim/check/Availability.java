@@ -105,6 +105,17 @@ public final class Availability {
    * owner epoch; the longest gap is reported, and a stream whose owner died or left must be open
    * again within twice the liveness timeout plus 10 s.
    */
+  /** The nodes the replicated state holds live and with slots: placement's candidates. */
+  private java.util.Set<String> placeable() {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    for (OwnershipChecker.NodeView v : ownershipChecker.current().nodes().values()) {
+      if (v.live() && v.slots() >= 1) {
+        out.add(v.id());
+      }
+    }
+    return out;
+  }
+
   public void trackAvailability() {
     long now = ctx.clock().nanos();
     for (StreamOwnership o : ownershipChecker.current().owners().values()) {
@@ -118,7 +129,7 @@ public final class Availability {
       }
       Long closed = closedSince.get(o.streamId());
       if (o.state() == StreamOwnership.State.CLOSED
-          && (closed == null || !cluster.someNodeCanOwn(ownershipChecker.current().nodes()))) {
+          && (closed == null || !cluster.someNodeCanOwn(placeable()))) {
         // The revival bound runs from when some node could revive the stream: while every node
         // is down, paused, leaving, out of placement (no slots) or refused for a clock ahead of
         // the metastore's, nobody can, and the wait is the nemesis's doing.
