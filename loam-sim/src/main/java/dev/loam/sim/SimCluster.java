@@ -1,5 +1,8 @@
 package dev.loam.sim;
 
+import dev.loam.error.LoamException.Kind;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletableFuture;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
@@ -130,6 +133,9 @@ public final class SimCluster {
     return nodes;
   }
 
+  /** Scheduler steps a node start may take (its registration and cluster identity checks). */
+  private static final int START_MAX_STEPS = 100_000;
+
   /** Starts a new incarnation of {@code n}; false when the node refused to start. */
   boolean start(Node n) {
     n.incarnation++;
@@ -143,7 +149,9 @@ public final class SimCluster {
         int local = Math.floorMod(n.id.hashCode(), 3);
         b.expressStore(new ExpressObjectStore(List.copyOf(zones), local));
       }
-      n.node =
+      // The start's metastore and store steps complete through the simulated scheduler, which
+      // only this thread runs: drive it until the start is decided.
+      CompletableFuture<LoamNode> starting =
           b.nodeId(n.id)
               .objectStore(store)
               .metastore(meta)
@@ -152,7 +160,20 @@ public final class SimCluster {
               .scheduler(n.process)
               .settings(settings)
               .ownership(ownershipSettings)
-              .start();
+              .startAsync();
+      for (int i = 0; i < START_MAX_STEPS && !starting.isDone() && ctx.scheduler().step(); i++) {
+        // each step runs one due task
+      }
+      if (!starting.isDone()) {
+        throw new LoamException(Kind.UNAVAILABLE, "node start did not finish node=" + n.id);
+      }
+      try {
+        n.node = starting.join();
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof LoamException le
+            ? le
+            : new LoamException(Kind.INTERNAL, "node start failed node=" + n.id, e.getCause());
+      }
       trace.add("node start " + n.id + " epoch=" + n.node.epoch());
       return true;
     } catch (LoamException e) {
