@@ -69,6 +69,9 @@ public final class OwnershipAgent {
   private final ScheduledExecutorService scheduler;
   private final AtomicBoolean ticking = new AtomicBoolean();
   private volatile long lastRenewMillis;
+  // The renewal in flight, if any, and when it was proposed (tick() and Maintenance may both call).
+  private volatile boolean renewing;
+  private volatile long renewStartedMillis;
   private volatile boolean renewedOnce;
   private volatile boolean leaving;
   private volatile boolean fenced;
@@ -205,37 +208,58 @@ public final class OwnershipAgent {
 
   /**
    * One ownership step: renew if due, declare silent nodes dead, claim streams placement gives this
-   * node. Overlapping calls join nothing: a step in progress makes the next call a no-op. Never
-   * fails.
+   * node. Overlapping calls join nothing: a step in progress makes the next call a no-op for the
+   * declare-and-claim part. The renewal has its own turn: a renewal, or a claim, stuck in a slow
+   * proposal (a leader election, a request the network holds back) must not keep this node from
+   * renewing, or the others declare a live node dead (found by loam-sim: one delayed renewal held
+   * every later one back for three seconds). Never fails.
    */
   public CompletableFuture<Void> tick() {
-    if (fenced || !ticking.compareAndSet(false, true)) {
+    if (fenced) {
       return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> renewal = renewIfDue();
+    if (!ticking.compareAndSet(false, true)) {
+      return renewal;
     }
     CompletableFuture<Void> f;
     try {
-      f = renewIfDue().thenCompose(v -> expireSilent()).thenCompose(v -> claim());
+      f = expireSilent().thenCompose(v -> claim());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    return f.handle(
-        (v, t) -> {
-          if (t != null) {
-            log.debug("ownership step failed node={}", nodeId, t);
-          }
-          ticking.set(false);
-          return null;
-        });
+    CompletableFuture<Void> step =
+        f.handle(
+            (v, t) -> {
+              if (t != null) {
+                log.debug("ownership step failed node={}", nodeId, t);
+              }
+              ticking.set(false);
+              return null;
+            });
+    return CompletableFuture.allOf(renewal, step);
   }
 
+  /**
+   * Proposes a RenewNode when one is due and none is in flight, or when the one in flight has been
+   * waiting a whole renew interval (a second renewal is harmless: the metastore records its own
+   * clock, which only moves forward). Never fails.
+   */
   private CompletableFuture<Void> renewIfDue() {
     long now = clock.millis();
     long since = now - lastRenewMillis;
+    long interval = settings.renewInterval().toMillis();
     // A clock stepped back (NTP) makes `since` negative: renew now rather than wait for the clock
     // to catch up, or the others declare this live node dead (found by loam-sim, seed 6).
-    if (renewedOnce && since >= 0 && since < settings.renewInterval().toMillis()) {
+    if (renewedOnce && since >= 0 && since < interval) {
       return CompletableFuture.completedFuture(null);
     }
+    long started = renewStartedMillis;
+    if (renewing && now - started >= 0 && now - started < interval) {
+      return CompletableFuture.completedFuture(null);
+    }
+    renewing = true;
+    renewStartedMillis = now;
     return meta.propose(new RenewNode(origin()))
         .thenCompose(
             a -> {
@@ -253,9 +277,20 @@ public final class OwnershipAgent {
                 }
                 return CompletableFuture.completedFuture(null);
               }
-              lastRenewMillis = now;
+              // A late answer of an older attempt must not move the last renewal back.
+              lastRenewMillis = Math.max(lastRenewMillis, now);
               renewedOnce = true;
               return CompletableFuture.completedFuture(null);
+            })
+        .handle(
+            (v, t) -> {
+              if (t != null) {
+                log.debug("renewal failed node={}", nodeId, t);
+              }
+              if (renewStartedMillis == now) {
+                renewing = false;
+              }
+              return null;
             });
   }
 
