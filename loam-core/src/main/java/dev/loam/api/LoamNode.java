@@ -16,16 +16,16 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.BiFunction;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 
@@ -312,8 +312,8 @@ public final class LoamNode implements AutoCloseable {
      * node's cluster identity (the metastore's cluster id, which the store root's marker must name:
      * a store root belongs to exactly one cluster). Throws a {@link LoamException}: INVALID for bad
      * settings, UNAVAILABLE if the metastore cannot be opened (for example because another process
-     * holds the data directory), CONFLICT if the store belongs to another cluster, CORRUPTION if the
-     * metastore references objects the store does not hold.
+     * holds the data directory), CONFLICT if the store belongs to another cluster, CORRUPTION if
+     * the metastore references objects the store does not hold.
      */
     public LoamNode start() {
       return open((runtime, owned) -> new LoamNode(runtime.start(), owned, closeTimeout));
@@ -334,7 +334,9 @@ public final class LoamNode implements AutoCloseable {
                       (rt, t) -> {
                         if (t != null) {
                           closeAll(owned);
-                          throw t instanceof CompletionException ce ? ce : new CompletionException(t);
+                          throw t instanceof CompletionException ce
+                              ? ce
+                              : new CompletionException(t);
                         }
                         return new LoamNode(rt, owned, closeTimeout);
                       }));

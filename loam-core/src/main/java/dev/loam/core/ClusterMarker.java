@@ -58,7 +58,9 @@ public final class ClusterMarker {
               : "not a cluster marker");
     }
     String rest = s.substring(MAGIC_LINE.length());
-    if (!rest.startsWith(ID_PREFIX) || !rest.endsWith("\n") || rest.indexOf('\n') != rest.length() - 1) {
+    if (!rest.startsWith(ID_PREFIX)
+        || !rest.endsWith("\n")
+        || rest.indexOf('\n') != rest.length() - 1) {
       throw corrupt("second line must be cluster_id=<id> and the last");
     }
     String id = rest.substring(ID_PREFIX.length(), rest.length() - 1);

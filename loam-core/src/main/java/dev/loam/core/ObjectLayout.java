@@ -12,8 +12,8 @@ import java.util.List;
  *   <li>{@code wal/<class>/<cluster_id>/<node_id>/<ulid>.wal}: a WAL object of durability class
  *       {@code standard} or {@code express} (stream-engine.txt §3), written once with
  *       create-if-absent by the node it names.
- *   <li>{@code seg/<cluster_id>/<stream_id>/<partition>/<base_offset>-<ulid>.seg}: a segment made by
- *       the segmenter from WAL-backed index entries (§5).
+ *   <li>{@code seg/<cluster_id>/<stream_id>/<partition>/<base_offset>-<ulid>.seg}: a segment made
+ *       by the segmenter from WAL-backed index entries (§5).
  *   <li>{@code seg/<cluster_id>/<stream_id>/<partition>/<first_offset>-<ulid>.cseg}: a compacted
  *       segment, made by the compactor of a compacted stream.
  *   <li>{@code loam-cluster}: the store root's cluster marker ({@link ClusterMarker}).

@@ -64,7 +64,9 @@ class ClusterMarkerTest {
   @Test
   void aNewerVersionOrAnotherObjectIsRefusedNamingWhy() {
     assertThatThrownBy(
-            () -> ClusterMarker.decode("loam-cluster 2\ncluster_id=A\n".getBytes(StandardCharsets.US_ASCII)))
+            () ->
+                ClusterMarker.decode(
+                    "loam-cluster 2\ncluster_id=A\n".getBytes(StandardCharsets.US_ASCII)))
         .hasMessageContaining("unsupported version");
     assertThatThrownBy(() -> ClusterMarker.decode("{\"a\":1}".getBytes(StandardCharsets.US_ASCII)))
         .hasMessageContaining("not a cluster marker");

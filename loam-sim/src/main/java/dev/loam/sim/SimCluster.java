@@ -1,17 +1,17 @@
 package dev.loam.sim;
 
-import dev.loam.error.LoamException.Kind;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletableFuture;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
 import dev.loam.store.express.ExpressObjectStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**

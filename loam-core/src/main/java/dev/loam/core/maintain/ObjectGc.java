@@ -28,11 +28,12 @@ import org.slf4j.LoggerFactory;
  *       confirms with {@link DeleteObjects}. A crash between delete and confirmation only repeats
  *       an idempotent delete.
  *   <li><b>Orphans</b>: objects under this cluster's {@code wal/} and {@code seg/} prefixes ({@link
- *       ObjectLayout#gcPrefixes}: another cluster's objects in the same root are never listed)
- *       that are neither referenced nor retired and whose ULID time (from the key) is older than {@code orphanMinAge}: a node died
- *       between PUT and commit, or a swap was refused. One list page per prefix per poll, resuming
- *       where the last poll stopped. Safe because the metastore refuses commits and swaps of
- *       objects older than its stale-commit window, which {@code orphanMinAge} exceeds.
+ *       ObjectLayout#gcPrefixes}: another cluster's objects in the same root are never listed) that
+ *       are neither referenced nor retired and whose ULID time (from the key) is older than {@code
+ *       orphanMinAge}: a node died between PUT and commit, or a swap was refused. One list page per
+ *       prefix per poll, resuming where the last poll stopped. Safe because the metastore refuses
+ *       commits and swaps of objects older than its stale-commit window, which {@code orphanMinAge}
+ *       exceeds.
  * </ol>
  *
  * Not thread-safe: {@link Maintenance} runs one poll at a time.

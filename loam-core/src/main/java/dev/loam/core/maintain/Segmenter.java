@@ -150,7 +150,8 @@ public final class Segmenter {
   private CompletableFuture<Boolean> write(Candidate c, Segment seg) {
     long now = clock.millis();
     Ulid ulid = ulids.next(now);
-    String key = ObjectLayout.segmentKey(
+    String key =
+        ObjectLayout.segmentKey(
             ctx.clusterId(), c.streamId(), c.partition(), seg.baseOffset(), ulid);
     List<SwapSegment.SegmentEntry> entries = group(seg.batches(), entryMaxBytes);
     long from = c.run().get(0).baseOffset();

@@ -22,7 +22,6 @@ import dev.loam.core.write.WalWriter;
 import dev.loam.core.write.WriteCounters;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
-import dev.loam.meta.Applied;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Origin;
@@ -36,16 +35,16 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 /**
@@ -251,8 +250,7 @@ public final class NodeRuntime {
     long registered = meta.read(r -> r.node(nodeId).map(NodeInfo::epoch).orElse(0L));
     long epoch = Math.max(now, registered + 1);
     Origin origin = new Origin(nodeId, epoch, now);
-    List<ObjectStore> stores =
-        expressStore == null ? List.of(store) : List.of(store, expressStore);
+    List<ObjectStore> stores = expressStore == null ? List.of(store) : List.of(store, expressStore);
     ObjectStore routing =
         expressStore == null ? store : new ClassRoutingObjectStore(store, expressStore);
     return meta.propose(
@@ -468,7 +466,9 @@ public final class NodeRuntime {
     return log;
   }
 
-  /** The cluster this node belongs to: its metastore's cluster id, which the store's marker names. */
+  /**
+   * The cluster this node belongs to: its metastore's cluster id, which the store's marker names.
+   */
   public String clusterId() {
     return clusterId;
   }
