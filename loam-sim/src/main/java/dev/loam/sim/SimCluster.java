@@ -136,6 +136,9 @@ public final class SimCluster {
   /** Scheduler steps a node start may take (its registration and cluster identity checks). */
   private static final int START_MAX_STEPS = 100_000;
 
+  /** How long a supervisor waits before starting a node again after a transient refusal. */
+  private static final long START_RETRY_MILLIS = 1_000;
+
   /** Starts a new incarnation of {@code n}; false when the node refused to start. */
   boolean start(Node n) {
     n.incarnation++;
@@ -180,6 +183,11 @@ public final class SimCluster {
       n.node = null;
       trace.add("node start refused " + n.id + " kind=" + e.kind());
       ctx.count("nodeStartRefused");
+      if (e.kind() == Kind.UNAVAILABLE || e.kind() == Kind.OUTCOME_UNKNOWN) {
+        // What a process supervisor does with a start that failed on a transient store or
+        // metastore fault (as `loam node` retries its registration): try again a little later.
+        restartAfter(n, START_RETRY_MILLIS);
+      }
       return false;
     }
   }
