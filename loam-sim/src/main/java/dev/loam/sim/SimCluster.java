@@ -5,10 +5,12 @@ import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.sim.check.OwnershipChecker;
 import dev.loam.store.express.ExpressObjectStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -25,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  * only the harness knows what it did to a node ({@link #whyNotDead}).
  */
 public final class SimCluster {
+  /** The metastore's future-stamp limit (its default): a node this far ahead is refused. */
+  private static final Duration MAX_FUTURE_STAMP = Duration.ofSeconds(60);
 
   /** One node id across its incarnations; {@link #node()} is null while it is down. */
   public static final class Node {
@@ -328,6 +332,27 @@ public final class SimCluster {
    * what the simulation did to the node (crashed, left, paused or resumed within the liveness
    * timeout, or its clock ahead past the future-stamp limit so that its renewals are refused).
    */
+  /**
+   * Whether some node could open a closed stream now: running, unpaused, not leaving, live with
+   * slots in the replicated state, and with a clock not so far ahead that the metastore refuses its
+   * commands.
+   */
+  public boolean someNodeCanOwn(Map<String, OwnershipChecker.NodeView> replicated) {
+    for (Node n : nodes) {
+      OwnershipChecker.NodeView v = replicated.get(n.id);
+      if (n.node != null
+          && !n.leaving
+          && !n.process.paused()
+          && n.clock.offset().compareTo(MAX_FUTURE_STAMP) < 0
+          && v != null
+          && v.live()
+          && v.slots() >= 1) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   String whyNotDead(String id, long epoch) {
     Node n = byId(id);
     if (n == null || n.node == null || n.node.epoch() != epoch || n.leaving) {

@@ -117,7 +117,11 @@ public final class Availability {
         unavailableSince.put(o.streamId(), now);
       }
       Long closed = closedSince.get(o.streamId());
-      if (o.state() == StreamOwnership.State.CLOSED && closed == null) {
+      if (o.state() == StreamOwnership.State.CLOSED
+          && (closed == null || !cluster.someNodeCanOwn(ownershipChecker.current().nodes()))) {
+        // The revival bound runs from when some node could revive the stream: while every node
+        // is down, paused, leaving, out of placement (no slots) or refused for a clock ahead of
+        // the metastore's, nobody can, and the wait is the nemesis's doing.
         closedSince.put(o.streamId(), now);
       } else if (o.state() == StreamOwnership.State.OPEN && closed != null) {
         closedSince.remove(o.streamId());
