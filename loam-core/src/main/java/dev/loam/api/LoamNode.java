@@ -18,11 +18,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 
@@ -64,6 +67,11 @@ public final class LoamNode implements AutoCloseable {
   /** The log API of this node. */
   public Log log() {
     return runtime.log();
+  }
+
+  /** The cluster this node belongs to (its metastore's cluster id, named by the store's marker). */
+  public String clusterId() {
+    return runtime.clusterId();
   }
 
   public String nodeId() {
@@ -300,11 +308,51 @@ public final class LoamNode implements AutoCloseable {
     }
 
     /**
-     * Starts the node: opens what is missing, registers with a fresh epoch. Throws a {@link
-     * LoamException} (INVALID for bad settings, UNAVAILABLE if the metastore cannot be opened, for
-     * example because another process holds the data directory).
+     * Starts the node: opens what is missing, registers with a fresh epoch and establishes the
+     * node's cluster identity (the metastore's cluster id, which the store root's marker must name:
+     * a store root belongs to exactly one cluster). Throws a {@link LoamException}: INVALID for bad
+     * settings, UNAVAILABLE if the metastore cannot be opened (for example because another process
+     * holds the data directory), CONFLICT if the store belongs to another cluster, CORRUPTION if
+     * the metastore references objects the store does not hold.
      */
     public LoamNode start() {
+      return open((runtime, owned) -> new LoamNode(runtime.start(), owned, closeTimeout));
+    }
+
+    /**
+     * As {@link #start()}, but the registration and identity steps complete through the future
+     * instead of blocking the caller, and the start timeout is the caller's to apply: for a host
+     * that must keep running the node's scheduler meanwhile, such as a one-thread simulation. The
+     * stores and metastore are opened before it returns.
+     */
+    public CompletableFuture<LoamNode> startAsync() {
+      return open(
+          (runtime, owned) ->
+              runtime
+                  .startAsync()
+                  .handle(
+                      (rt, t) -> {
+                        if (t != null) {
+                          closeAll(owned);
+                          throw t instanceof CompletionException ce
+                              ? ce
+                              : new CompletionException(t);
+                        }
+                        return new LoamNode(rt, owned, closeTimeout);
+                      }));
+    }
+
+    private static void closeAll(List<AutoCloseable> owned) {
+      for (int i = owned.size() - 1; i >= 0; i--) {
+        try {
+          owned.get(i).close();
+        } catch (Exception ignored) {
+          // Already failing.
+        }
+      }
+    }
+
+    private <T> T open(BiFunction<NodeRuntime.Builder, List<AutoCloseable>, T> finish) {
       if (nodeId == null || !NODE_ID.matcher(nodeId).matches()) {
         throw new LoamException(Kind.INVALID, "invalid node id nodeId=" + nodeId);
       }
@@ -358,7 +406,7 @@ public final class LoamNode implements AutoCloseable {
           owned.add(cacheIo::shutdownNow);
           ioExec = cacheIo;
         }
-        NodeRuntime rt =
+        return finish.apply(
             NodeRuntime.builder()
                 .nodeId(nodeId)
                 .settings(settings)
@@ -371,17 +419,10 @@ public final class LoamNode implements AutoCloseable {
                 .ioExecutor(ioExec)
                 .startTimeout(startTimeout)
                 .ownershipSettings(ownershipSettings)
-                .compactionSettings(compactionSettings)
-                .start();
-        return new LoamNode(rt, owned, closeTimeout);
+                .compactionSettings(compactionSettings),
+            owned);
       } catch (RuntimeException e) {
-        for (int i = owned.size() - 1; i >= 0; i--) {
-          try {
-            owned.get(i).close();
-          } catch (Exception ignored) {
-            // Already failing.
-          }
-        }
+        closeAll(owned);
         throw e;
       }
     }

@@ -12,6 +12,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * scheduler every step runs on. Built once by the node runtime and passed to each subsystem, so a
  * component's constructor names only what is its own.
  *
+ * @param clusterId the cluster this node belongs to (its metastore's cluster id, checked against
+ *     the store's {@link ClusterMarker} at start); every data key the node writes names it
  * @param nodeId the node's stable id
  * @param epoch the epoch this process start registered (ownership-and-routing.txt: a lower epoch is
  *     refused, which fences a zombie process)
@@ -21,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param scheduler the executor the node's steps and timers run on
  */
 public record NodeContext(
+    String clusterId,
     String nodeId,
     long epoch,
     Metastore meta,

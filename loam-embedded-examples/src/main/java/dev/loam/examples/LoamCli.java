@@ -1,5 +1,6 @@
 package dev.loam.examples;
 
+import dev.loam.error.LoamException;
 import dev.loam.examples.server.LoamNodeMain;
 import dev.loam.examples.server.LoamServerMain;
 import java.util.Arrays;
@@ -44,6 +45,11 @@ public final class LoamCli {
       System.err.println("loam demo: " + e.getMessage());
       usage();
       return 2;
+    } catch (LoamException e) {
+      // A refusal with a typed message (a store of another cluster, a metastore whose objects are
+      // missing): the message is the whole story, a stack trace would hide it.
+      System.err.println("loam demo: " + e.kind() + ": " + e.getMessage());
+      return 1;
     }
   }
 

@@ -22,6 +22,12 @@ public interface MetaReader {
   /** The metastore clock: the highest command stamp applied so far (deterministic). */
   long clockMillis();
 
+  /**
+   * The cluster id recorded by the first InitCluster applied; empty until then. Once set it never
+   * changes, on any replica, also across snapshots and restarts.
+   */
+  Optional<String> clusterId();
+
   Optional<NodeInfo> node(String nodeId);
 
   List<NodeInfo> nodes();

@@ -18,6 +18,7 @@ import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
@@ -232,6 +233,34 @@ public abstract class MetastoreContractTest {
     Outcome o = apply(commit(newObjectKey(), clock.millis(), chunk(s, 0, batch(0, 100, 1, 1))));
     assertRejected(o, RejectReason.STALE_NODE_EPOCH);
     assertThat(partition(s, 0).highWatermark()).isZero();
+  }
+
+  // ---- the cluster id
+
+  @Test
+  protected void theFirstInitClusterSetsTheClusterIdAndLaterOnesGetItBack() {
+    register("n1", 1);
+    register("n2", 1);
+    assertThat(ms.read((MetaReader r) -> r.clusterId())).isEmpty();
+
+    Applied first = propose(new InitCluster(origin("n1", 1), "A"));
+    assertThat(first.outcome()).isEqualTo(new Outcome.ClusterInitialized("A"));
+    await(ms.awaitApplied(first.index()));
+    assertThat(ms.read((MetaReader r) -> r.clusterId())).contains("A");
+
+    // Another node proposing another id learns the first one; nothing changes.
+    Applied second = propose(new InitCluster(origin("n2", 1), "B"));
+    assertThat(second.outcome()).isEqualTo(new Outcome.ClusterInitialized("A"));
+    await(ms.awaitApplied(second.index()));
+    assertThat(ms.read((MetaReader r) -> r.clusterId())).contains("A");
+
+    assertRejected(apply(new InitCluster(origin("n1", 1), "not valid")), RejectReason.INVALID);
+    assertRejected(apply(new InitCluster(origin("n1", 1), "")), RejectReason.INVALID);
+    assertRejected(apply(new InitCluster(origin("nx", 1), "C")), RejectReason.UNKNOWN_NODE);
+    Applied last = propose(new InitCluster(origin("n1", 1), "A"));
+    assertThat(last.outcome()).isEqualTo(new Outcome.ClusterInitialized("A"));
+    await(ms.awaitApplied(last.index()));
+    assertThat(ms.read((MetaReader r) -> r.clusterId())).contains("A");
   }
 
   // ---- namespaces and streams

@@ -4,12 +4,15 @@ import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
 import dev.loam.store.express.ExpressObjectStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -133,6 +136,12 @@ public final class SimCluster {
     return nodes;
   }
 
+  /** Scheduler steps a node start may take (its registration and cluster identity checks). */
+  private static final int START_MAX_STEPS = 100_000;
+
+  /** How long a supervisor waits before starting a node again after a transient refusal. */
+  private static final long START_RETRY_MILLIS = 1_000;
+
   /** Starts a new incarnation of {@code n}; false when the node refused to start. */
   boolean start(Node n) {
     n.incarnation++;
@@ -146,7 +155,9 @@ public final class SimCluster {
         int local = Math.floorMod(n.id.hashCode(), 3);
         b.expressStore(new ExpressObjectStore(List.copyOf(zones), local));
       }
-      n.node =
+      // The start's metastore and store steps complete through the simulated scheduler, which
+      // only this thread runs: drive it until the start is decided.
+      CompletableFuture<LoamNode> starting =
           b.nodeId(n.id)
               .objectStore(store)
               .metastore(meta)
@@ -155,13 +166,31 @@ public final class SimCluster {
               .scheduler(n.process)
               .settings(settings)
               .ownership(ownershipSettings)
-              .start();
+              .startAsync();
+      for (int i = 0; i < START_MAX_STEPS && !starting.isDone() && ctx.scheduler().step(); i++) {
+        // each step runs one due task
+      }
+      if (!starting.isDone()) {
+        throw new LoamException(Kind.UNAVAILABLE, "node start did not finish node=" + n.id);
+      }
+      try {
+        n.node = starting.join();
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof LoamException le
+            ? le
+            : new LoamException(Kind.INTERNAL, "node start failed node=" + n.id, e.getCause());
+      }
       trace.add("node start " + n.id + " epoch=" + n.node.epoch());
       return true;
     } catch (LoamException e) {
       n.node = null;
       trace.add("node start refused " + n.id + " kind=" + e.kind());
       ctx.count("nodeStartRefused");
+      if (e.kind() == Kind.UNAVAILABLE || e.kind() == Kind.OUTCOME_UNKNOWN) {
+        // What a process supervisor does with a start that failed on a transient store or
+        // metastore fault (as `loam node` retries its registration): try again a little later.
+        restartAfter(n, START_RETRY_MILLIS);
+      }
       return false;
     }
   }

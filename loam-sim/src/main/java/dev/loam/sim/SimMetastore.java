@@ -12,7 +12,6 @@ import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.codec.OutcomeCodec;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.Outcome;
-import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.state.MetaStateMachine;
 import java.util.List;
 import java.util.Objects;
@@ -35,9 +34,8 @@ import java.util.zip.CRC32C;
  * proposals are refused until a new leader is elected). The 60 s future-stamp refusal is checked on
  * arrival with the metastore's own clock (the unskewed {@link SimClock}), before logging.
  *
- * <p>{@link RegisterNode} is applied at once, inside {@code propose}: {@code NodeRuntime.start}
- * blocks its caller on the registration future (see docs/design/simulation.md, "Found in core"),
- * and in a one-thread simulation nobody else could complete it.
+ * <p>Every command takes the same path, registrations included: a node starts through {@code
+ * LoamNode.Builder.startAsync}, whose steps the harness drives on the scheduler like any other.
  */
 public final class SimMetastore implements Metastore {
 
@@ -164,12 +162,6 @@ public final class SimMetastore implements Metastore {
           new LoamException(Kind.UNAVAILABLE, "simulated metastore is closed"));
     }
     stats.proposals++;
-    if (command instanceof RegisterNode) {
-      // Applied inline: see the class Javadoc.
-      CompletableFuture<Applied> f = new CompletableFuture<>();
-      arrive(command, f, -1, false);
-      return f;
-    }
     CompletableFuture<Applied> f = new CompletableFuture<>();
     long latency = 1 + random.nextInt(5);
     int fault = 0; // 0 none, 1 refused, 2 lost before log, 3 answer lost
@@ -231,11 +223,7 @@ public final class SimMetastore implements Metastore {
                       + now
                       + " maxFutureStampMillis="
                       + maxFutureStampMillis));
-      if (proposedTerm < 0) {
-        f.complete(a);
-      } else {
-        answerLater(f, a, null);
-      }
+      answerLater(f, a, null);
       return;
     }
     byte[] encoded = CommandCodec.encode(command);
@@ -263,10 +251,6 @@ public final class SimMetastore implements Metastore {
         });
     ready.forEach(w -> w.complete(null));
     Applied a = new Applied(index, outcome);
-    if (proposedTerm < 0) {
-      f.complete(a);
-      return;
-    }
     if (lose) {
       stats.answerLost++;
       answerLater(f, null, "applied, answer lost");

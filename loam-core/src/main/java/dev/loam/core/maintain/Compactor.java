@@ -432,7 +432,8 @@ public final class Compactor {
     PartKey k = pass.plan.key();
     long now = clock.millis();
     Ulid ulid = ulids.next(now);
-    String key = ObjectLayout.compactedSegmentKey(k.streamId(), k.partition(), from, ulid);
+    String key =
+        ObjectLayout.compactedSegmentKey(ctx.clusterId(), k.streamId(), k.partition(), from, ulid);
     SwapSegment swap =
         new SwapSegment(
             ctx.origin(now),

@@ -27,11 +27,13 @@ import org.slf4j.LoggerFactory;
  *       retire time) once {@code gracePeriod} has passed, in batches of at most 1000 keys, then
  *       confirms with {@link DeleteObjects}. A crash between delete and confirmation only repeats
  *       an idempotent delete.
- *   <li><b>Orphans</b>: objects under {@code wal/} and {@code seg/} that are neither referenced nor
- *       retired and whose ULID time (from the key) is older than {@code orphanMinAge}: a node died
- *       between PUT and commit, or a swap was refused. One list page per prefix per poll, resuming
- *       where the last poll stopped. Safe because the metastore refuses commits and swaps of
- *       objects older than its stale-commit window, which {@code orphanMinAge} exceeds.
+ *   <li><b>Orphans</b>: objects under this cluster's {@code wal/} and {@code seg/} prefixes ({@link
+ *       ObjectLayout#gcPrefixes}: another cluster's objects in the same root are never listed) that
+ *       are neither referenced nor retired and whose ULID time (from the key) is older than {@code
+ *       orphanMinAge}: a node died between PUT and commit, or a swap was refused. One list page per
+ *       prefix per poll, resuming where the last poll stopped. Safe because the metastore refuses
+ *       commits and swaps of objects older than its stale-commit window, which {@code orphanMinAge}
+ *       exceeds.
  * </ol>
  *
  * Not thread-safe: {@link Maintenance} runs one poll at a time.
@@ -40,8 +42,6 @@ public final class ObjectGc {
   private static final Logger log = LoggerFactory.getLogger(ObjectGc.class);
 
   static final int MAX_BATCH = 1000;
-  // One prefix per store: express WAL objects live in their own store (ClassRoutingObjectStore).
-  static final List<String> PREFIXES = ObjectLayout.GC_PREFIXES;
 
   private final String nodeId;
   private final NodeContext ctx;
@@ -50,12 +50,17 @@ public final class ObjectGc {
   private final InstantSource clock;
   private final long graceMillis;
   private final long orphanMinAgeMillis;
-  private final String[] cursors = new String[PREFIXES.size()];
+  // This cluster's prefixes only, one per store (express WAL objects live in their own store,
+  // ClassRoutingObjectStore): another cluster's objects in the same root are never listed.
+  private final List<String> prefixes;
+  private final String[] cursors;
   private long retiredDeleted;
   private long orphansDeleted;
 
   public ObjectGc(NodeContext ctx, ObjectStore store, long graceMillis, long orphanMinAgeMillis) {
     this.ctx = ctx;
+    this.prefixes = ObjectLayout.gcPrefixes(ctx.clusterId());
+    this.cursors = new String[prefixes.size()];
     this.nodeId = ctx.nodeId();
     this.meta = ctx.meta();
     this.store = store;
@@ -105,10 +110,10 @@ public final class ObjectGc {
   }
 
   private CompletableFuture<Void> orphans(int i) {
-    if (i >= PREFIXES.size()) {
+    if (i >= prefixes.size()) {
       return CompletableFuture.completedFuture(null);
     }
-    String prefix = PREFIXES.get(i);
+    String prefix = prefixes.get(i);
     return store
         .list(prefix, cursors[i], MAX_BATCH)
         .thenCompose(

@@ -150,7 +150,9 @@ public final class Segmenter {
   private CompletableFuture<Boolean> write(Candidate c, Segment seg) {
     long now = clock.millis();
     Ulid ulid = ulids.next(now);
-    String key = ObjectLayout.segmentKey(c.streamId(), c.partition(), seg.baseOffset(), ulid);
+    String key =
+        ObjectLayout.segmentKey(
+            ctx.clusterId(), c.streamId(), c.partition(), seg.baseOffset(), ulid);
     List<SwapSegment.SegmentEntry> entries = group(seg.batches(), entryMaxBytes);
     long from = c.run().get(0).baseOffset();
     long to = c.run().get(c.run().size() - 1).endOffset();

@@ -22,7 +22,6 @@ import dev.loam.core.write.WalWriter;
 import dev.loam.core.write.WriteCounters;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
-import dev.loam.meta.Applied;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Origin;
@@ -38,12 +37,14 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 /**
@@ -52,6 +53,7 @@ import java.util.random.RandomGenerator;
  * LoamNode}; owns no threads or clocks of its own (all injected).
  */
 public final class NodeRuntime {
+  private final String clusterId;
   private final String nodeId;
   private final long epoch;
   private final Metastore meta;
@@ -69,6 +71,7 @@ public final class NodeRuntime {
   private volatile boolean stopped;
 
   private NodeRuntime(
+      String clusterId,
       String nodeId,
       long epoch,
       NodeSettings settings,
@@ -85,6 +88,7 @@ public final class NodeRuntime {
         expressStore == null
             ? standardStore
             : new ClassRoutingObjectStore(standardStore, expressStore);
+    this.clusterId = clusterId;
     this.nodeId = nodeId;
     this.epoch = epoch;
     this.meta = meta;
@@ -99,7 +103,7 @@ public final class NodeRuntime {
           }
         });
     UlidGenerator ulids = new UlidGenerator(random);
-    NodeContext ctx = new NodeContext(nodeId, epoch, meta, clock, ulids, scheduler);
+    NodeContext ctx = new NodeContext(clusterId, nodeId, epoch, meta, clock, ulids, scheduler);
     // Express needs its three-zone store; without one the node refuses express streams.
     List<DurabilityClass> classes =
         expressStore == null
@@ -218,11 +222,14 @@ public final class NodeRuntime {
 
   /**
    * Registers the node (epoch: the clock at start, or one more than a registered epoch that is not
-   * older, so a restart within the same millisecond still supersedes) and returns the runtime.
-   * {@code ioExecutor} runs the disk cache's blocking file I/O (needed only when the settings ask
-   * for a disk cache); it must not be the scheduler.
+   * older, so a restart within the same millisecond still supersedes), establishes its cluster
+   * identity ({@link ClusterIdentity}: the metastore's cluster id, the store's marker, one
+   * referenced object present) and completes with the runtime. Nothing blocks: the steps complete
+   * on the metastore's and the stores' threads. {@code ioExecutor} runs the disk cache's blocking
+   * file I/O (needed only when the settings ask for a disk cache); it must not be the scheduler.
+   * {@code abandoned} is set by a caller that gave up waiting: the runtime is then never built.
    */
-  private static NodeRuntime start(
+  private static CompletableFuture<NodeRuntime> startAsync(
       String nodeId,
       NodeSettings settings,
       ObjectStore store,
@@ -232,55 +239,67 @@ public final class NodeRuntime {
       RandomGenerator random,
       ScheduledExecutorService scheduler,
       Executor ioExecutor,
-      Duration startTimeout,
       OwnershipSettings ownershipSettings,
-      CompactionSettings compactionSettings) {
+      CompactionSettings compactionSettings,
+      AtomicBoolean claimed) {
     if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
-      throw new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId);
+      return CompletableFuture.failedFuture(
+          new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId));
     }
     long now = clock.millis();
     long registered = meta.read(r -> r.node(nodeId).map(NodeInfo::epoch).orElse(0L));
     long epoch = Math.max(now, registered + 1);
-    Applied a;
-    try {
-      a =
-          meta.propose(
-                  new RegisterNode(
-                      new Origin(nodeId, epoch, now),
-                      settings.advertisedAddress(),
-                      settings.slots(),
-                      settings.zone()))
-              .get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LoamException(Kind.UNAVAILABLE, "interrupted registering node=" + nodeId, e);
-    } catch (ExecutionException e) {
-      // Keep the metastore's kind (unavailable, outcome unknown, fenced...): callers retry only
-      // the transient ones.
-      Kind kind = e.getCause() instanceof LoamException le ? le.kind() : Kind.UNAVAILABLE;
-      throw new LoamException(kind, "could not register node=" + nodeId, e.getCause());
-    } catch (TimeoutException e) {
-      throw new LoamException(
-          Kind.OUTCOME_UNKNOWN,
-          "could not register node=" + nodeId + " within startTimeout=" + startTimeout,
-          e);
-    }
-    if (a.outcome() instanceof Outcome.Rejected r) {
-      throw new LoamException(Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
-    }
-    return new NodeRuntime(
-        nodeId,
-        epoch,
-        settings,
-        store,
-        expressStore,
-        meta,
-        clock,
-        random,
-        scheduler,
-        ioExecutor,
-        ownershipSettings,
-        compactionSettings);
+    Origin origin = new Origin(nodeId, epoch, now);
+    List<ObjectStore> stores = expressStore == null ? List.of(store) : List.of(store, expressStore);
+    ObjectStore routing =
+        expressStore == null ? store : new ClassRoutingObjectStore(store, expressStore);
+    return meta.propose(
+            new RegisterNode(
+                origin, settings.advertisedAddress(), settings.slots(), settings.zone()))
+        .handle(
+            (a, t) -> {
+              if (t != null) {
+                Throwable c = t instanceof CompletionException ? t.getCause() : t;
+                // Keep the metastore's kind (unavailable, outcome unknown, fenced...): callers
+                // retry only the transient ones.
+                Kind kind = c instanceof LoamException le ? le.kind() : Kind.UNAVAILABLE;
+                throw new LoamException(kind, "could not register node=" + nodeId, c);
+              }
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                throw new LoamException(
+                    Kind.FENCED, r.message() + " node=" + nodeId + " epoch=" + epoch);
+              }
+              return a;
+            })
+        .thenCompose(
+            a ->
+                ClusterIdentity.establish(
+                    meta,
+                    new Origin(nodeId, epoch, clock.millis()),
+                    stores,
+                    routing,
+                    () -> new UlidGenerator(random).next(clock.millis()).toString()))
+        .thenApply(
+            clusterId -> {
+              if (!claimed.compareAndSet(false, true)) {
+                throw new LoamException(
+                    Kind.UNAVAILABLE, "start abandoned by its caller node=" + nodeId);
+              }
+              return new NodeRuntime(
+                  clusterId,
+                  nodeId,
+                  epoch,
+                  settings,
+                  store,
+                  expressStore,
+                  meta,
+                  clock,
+                  random,
+                  scheduler,
+                  ioExecutor,
+                  ownershipSettings,
+                  compactionSettings);
+            });
   }
 
   /** A builder for one node runtime; {@link Builder#start()} registers the node and builds it. */
@@ -374,8 +393,49 @@ public final class NodeRuntime {
       return this;
     }
 
-    /** Registers the node and returns its runtime (see {@link NodeRuntime}'s start rules). */
+    /**
+     * Starts the node without blocking (see {@link NodeRuntime}'s start rules); the start timeout
+     * is the caller's to apply. For a caller that must keep running the node's scheduler while it
+     * waits, such as a one-thread simulation.
+     */
+    public CompletableFuture<NodeRuntime> startAsync() {
+      return startAsync(new AtomicBoolean());
+    }
+
+    /**
+     * Registers the node, establishes its cluster identity and returns its runtime, waiting at most
+     * the start timeout: OUTCOME_UNKNOWN after it (the registration may have happened; the runtime
+     * is then never built), otherwise the failing step's own kind.
+     */
     public NodeRuntime start() {
+      AtomicBoolean claimed = new AtomicBoolean();
+      CompletableFuture<NodeRuntime> f = startAsync(claimed);
+      try {
+        return f.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        claimed.set(true);
+        throw new LoamException(Kind.UNAVAILABLE, "interrupted starting node=" + nodeId, e);
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof LoamException le
+            ? le
+            : new LoamException(Kind.UNAVAILABLE, "could not start node=" + nodeId, e.getCause());
+      } catch (TimeoutException e) {
+        if (!claimed.compareAndSet(false, true)) {
+          // Built just as the wait ended: it is running, so hand it over.
+          return f.join();
+        }
+        throw new LoamException(
+            Kind.OUTCOME_UNKNOWN,
+            "could not register node="
+                + nodeId
+                + " and establish its cluster identity within startTimeout="
+                + startTimeout,
+            e);
+      }
+    }
+
+    private CompletableFuture<NodeRuntime> startAsync(AtomicBoolean claimed) {
       Objects.requireNonNull(nodeId, "nodeId");
       Objects.requireNonNull(settings, "settings");
       Objects.requireNonNull(store, "store");
@@ -386,7 +446,7 @@ public final class NodeRuntime {
       Objects.requireNonNull(startTimeout, "startTimeout");
       Objects.requireNonNull(ownershipSettings, "ownershipSettings");
       Objects.requireNonNull(compactionSettings, "compactionSettings");
-      return NodeRuntime.start(
+      return NodeRuntime.startAsync(
           nodeId,
           settings,
           store,
@@ -396,14 +456,21 @@ public final class NodeRuntime {
           random,
           scheduler,
           ioExecutor,
-          startTimeout,
           ownershipSettings,
-          compactionSettings);
+          compactionSettings,
+          claimed);
     }
   }
 
   public Log log() {
     return log;
+  }
+
+  /**
+   * The cluster this node belongs to: its metastore's cluster id, which the store's marker names.
+   */
+  public String clusterId() {
+    return clusterId;
   }
 
   public String nodeId() {

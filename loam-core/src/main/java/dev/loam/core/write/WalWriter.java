@@ -337,7 +337,7 @@ public final class WalWriter {
       long now = clock.millis();
       this.startMillis = now;
       this.ulid = ulids.next(now);
-      this.key = ObjectLayout.walKey(durabilityClass, nodeId, ulid);
+      this.key = ObjectLayout.walKey(durabilityClass, ctx.clusterId(), nodeId, ulid);
       this.deadlineMillis = ulid.timestampMillis() + commitBudget.toMillis();
       WalObjectBuilder builder = new WalObjectBuilder(nodeId, ulid, durabilityClass);
       int[] tickets = new int[buffer.slots.size()];

@@ -172,7 +172,13 @@ class CompactorTest {
       Segmenter seg =
           new Segmenter(
               new NodeContext(
-                  "n1", oldEpoch, h.meta, h.clock, new UlidGenerator(new Random(1)), null),
+                  h.node.clusterId(),
+                  "n1",
+                  oldEpoch,
+                  h.meta,
+                  h.clock,
+                  new UlidGenerator(new Random(1)),
+                  null),
               h.store,
               rp,
               500,
@@ -184,7 +190,13 @@ class CompactorTest {
       Compactor stale =
           new Compactor(
               new NodeContext(
-                  "n1", oldEpoch, h.meta, h.clock, new UlidGenerator(new Random(2)), null),
+                  h.node.clusterId(),
+                  "n1",
+                  oldEpoch,
+                  h.meta,
+                  h.clock,
+                  new UlidGenerator(new Random(2)),
+                  null),
               h.store,
               rp,
               SETTINGS,

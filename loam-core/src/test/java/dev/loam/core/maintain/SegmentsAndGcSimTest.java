@@ -9,6 +9,7 @@ import dev.loam.api.FetchedRecord;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.StreamSpec;
+import dev.loam.core.ObjectLayout;
 import dev.loam.core.node.NodeRuntime;
 import dev.loam.core.read.ReadPath;
 import dev.loam.meta.MetaSettings;
@@ -265,7 +266,8 @@ class SegmentsAndGcSimTest {
         } else {
           // A segmenter that died between its PUT and its swap: an orphan segment.
           String key =
-              "seg/" + info.id() + "/0/0-" + new UlidGenerator(rnd).next(clock.millis()) + ".seg";
+              ObjectLayout.segmentKey(
+                  node.clusterId(), info.id(), 0, 0, new UlidGenerator(rnd).next(clock.millis()));
           mem.create(key, new byte[] {1, 2, 3}).get(10, TimeUnit.SECONDS);
           orphans++;
           what = "orphan";

@@ -20,6 +20,7 @@ import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
 import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.OwnerFenced;
@@ -68,6 +69,7 @@ public final class CommandCodec {
   static final int TAG_CLOSE_STREAM = 21;
   static final int TAG_TRANSFER_STREAM = 22;
   static final int TAG_OWNER_FENCED = 23;
+  static final int TAG_INIT_CLUSTER = 24;
 
   /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
   static final int UPDATE_RETENTION_MILLIS = 1;
@@ -250,6 +252,10 @@ public final class CommandCodec {
       BinaryWriter inner = new BinaryWriter();
       write(inner, c.inner());
       w.bytes(inner.toByteArray());
+    } else if (command instanceof InitCluster c) {
+      w.u8(TAG_INIT_CLUSTER);
+      writeOrigin(w, c.origin());
+      w.string(c.clusterId());
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -429,6 +435,8 @@ public final class CommandCodec {
             yield new TransferStream(o, streamId, epoch, r.string("transferStream.targetNodeId"));
           }
           case TAG_OWNER_FENCED -> readOwnerFenced(r);
+          case TAG_INIT_CLUSTER ->
+              new InitCluster(readOrigin(r), r.string("initCluster.clusterId"));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

@@ -38,6 +38,7 @@ public final class OutcomeCodec {
   static final int TAG_PARTITIONS_ADDED = 14;
   static final int TAG_NODE_STATUS_CHANGED = 15;
   static final int TAG_OWNERSHIP_CHANGED = 16;
+  static final int TAG_CLUSTER_INITIALIZED = 17;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -116,6 +117,8 @@ public final class OutcomeCodec {
       w.u8(TAG_OWNERSHIP_CHANGED);
       writeOwnership(w, o.ownership());
       w.bool(o.changed());
+    } else if (outcome instanceof Outcome.ClusterInitialized o) {
+      w.u8(TAG_CLUSTER_INITIALIZED).string(o.clusterId());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -186,6 +189,8 @@ public final class OutcomeCodec {
             StreamOwnership so = readOwnership(r, "ownership");
             yield new Outcome.OwnershipChanged(so, r.bool("ownershipChanged.changed"));
           }
+          case TAG_CLUSTER_INITIALIZED ->
+              new Outcome.ClusterInitialized(r.string("clusterInitialized.clusterId"));
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

@@ -27,7 +27,8 @@ public sealed interface Command
         OpenStream,
         CloseStream,
         TransferStream,
-        OwnerFenced {
+        OwnerFenced,
+        InitCluster {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -127,4 +127,10 @@ public sealed interface Outcome {
    * it; {@code changed} false for an idempotent no-op (e.g. placing a placed stream).
    */
   record OwnershipChanged(StreamOwnership ownership, boolean changed) implements Outcome {}
+
+  /**
+   * InitCluster succeeded: the cluster id recorded after it, which is the first InitCluster's id
+   * (for the one that set it, and for every later one, whatever id it proposed).
+   */
+  record ClusterInitialized(String clusterId) implements Outcome {}
 }

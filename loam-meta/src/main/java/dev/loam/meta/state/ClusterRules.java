@@ -12,6 +12,7 @@ import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
 import dev.loam.meta.command.ExpireNode;
+import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Origin;
@@ -35,6 +36,10 @@ import java.util.TreeMap;
  * #checkNode}: every command's proposer must be registered, live, at exactly its epoch), the node
  * commands, placement, open, close and transfer, and the owner checks of owner-bound commands
  * ({@link #checkOwner}, {@link #checkFenced}).
+ *
+ * <p>Also the cluster id ({@link #initCluster}) with its own snapshot section: it names the cluster
+ * these nodes form, is set by one of them, and is one value, so it lives with the node registry
+ * rather than in a table of its own.
  */
 final class ClusterRules {
   private final Catalog catalog;
@@ -43,6 +48,9 @@ final class ClusterRules {
 
   /** Node liveness and stream ownership (ownership-and-routing.txt). */
   private final OwnershipTable ownership = new OwnershipTable();
+
+  /** The cluster id; null until the first InitCluster is applied, then never changed. */
+  private String clusterId;
 
   ClusterRules(Catalog catalog) {
     this.catalog = catalog;
@@ -127,6 +135,46 @@ final class ClusterRules {
             + o.nodeEpoch()
             + " registeredEpoch="
             + n.epoch());
+  }
+
+  // ---- the cluster id
+
+  /** The cluster id, or null before the first InitCluster. */
+  String clusterId() {
+    return clusterId;
+  }
+
+  /**
+   * Sets the cluster id if none is set. First proposer wins: a later InitCluster, with this id or
+   * another, gets the recorded id back (not a refusal), so a retry after an unknown outcome and the
+   * loser of a race between two starting nodes both learn the id that won. The proposer was fenced
+   * by {@link #checkNode} like every node command. An invalid id is refused INVALID whether or not
+   * an id is set: it is a bug in the proposer, which must not be hidden behind the recorded id.
+   */
+  Outcome initCluster(InitCluster c) {
+    String id = c.clusterId();
+    if (!InitCluster.isValidClusterId(id)) {
+      return rejected(
+          RejectReason.INVALID,
+          "cluster id must be 1.."
+              + InitCluster.MAX_LENGTH
+              + " characters of [A-Za-z0-9_-] node="
+              + c.origin().nodeId()
+              + " length="
+              + (id == null ? -1 : id.length())
+              + " clusterId="
+              + shortened(id));
+    }
+    if (clusterId == null) {
+      clusterId = id;
+    }
+    return new Outcome.ClusterInitialized(clusterId);
+  }
+
+  /** A proposed id for a message: an over-long one is cut, so a refusal stays small. */
+  private static String shortened(String id) {
+    int max = InitCluster.MAX_LENGTH + 16;
+    return id == null || id.length() <= max ? id : id.substring(0, max) + "...";
   }
 
   // ---- liveness and stream ownership (ownership-and-routing.txt)
@@ -411,7 +459,38 @@ final class ClusterRules {
     return s == null ? -1 : s.info.id();
   }
 
-  // ---- snapshot section (docs/formats/metastore-snapshot.md); ownership has its own, version 4
+  // ---- snapshot sections (docs/formats/metastore-snapshot.md); ownership has its own, version 4
+
+  /** Whether the cluster id is set: the snapshot needs version 5 to hold it. */
+  boolean hasClusterId() {
+    return clusterId != null;
+  }
+
+  /**
+   * The version 5 section: the cluster id as a {@code str?}. Version 5 is written only when the id
+   * is set, so a v5 writer never writes null; the nullable encoding is there so that a later
+   * version, written for a section of its own, can hold a state without a cluster id unchanged.
+   */
+  void writeClusterId(BinaryWriter w) {
+    w.nullableString(clusterId);
+  }
+
+  /**
+   * Reads {@link #writeClusterId}'s section. Null in version 5, or an id the rule would refuse, is
+   * corruption: no v5 writer produces either.
+   */
+  void readClusterId(BinaryReader r) {
+    String id = r.nullableString("clusterId");
+    if (id == null) {
+      throw r.corrupt("clusterId", "a version 5 snapshot must hold a cluster id");
+    }
+    if (!InitCluster.isValidClusterId(id)) {
+      throw r.corrupt(
+          "clusterId",
+          "not a valid cluster id length=" + id.length() + " clusterId=" + shortened(id));
+    }
+    clusterId = id;
+  }
 
   /** The nodes section: every registered node by id. */
   void writeNodes(BinaryWriter w) {

@@ -20,6 +20,7 @@ import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
 import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.RejectReason;
@@ -60,10 +61,11 @@ public final class MetaStateMachine {
    * it, so older states stay byte-identical to what older writers produced: version 1 without
    * retired objects, producer ids or named consumers; version 2 with retired objects only; version
    * 3 (retired objects, the producer-id counter and named consumers) when there is no ownership
-   * activity; version 4 (version 3 plus node liveness and stream ownership) otherwise. Restore
-   * reads all four (metastore-snapshot.md).
+   * activity; version 4 (version 3 plus node liveness and stream ownership) when there is but no
+   * cluster id is set; version 5 (version 4 plus the cluster id) once it is. Restore reads all five
+   * (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 4;
+  public static final int SNAPSHOT_VERSION = 5;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -189,6 +191,8 @@ public final class MetaStateMachine {
       return cluster.closeStream(c);
     } else if (command instanceof TransferStream c) {
       return cluster.transferStream(c);
+    } else if (command instanceof InitCluster c) {
+      return cluster.initCluster(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }

@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  *
  * <p>Sections by version: 1 holds nodes, namespaces, streams (with partitions) and dedupe records;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
- * liveness and stream ownership.
+ * liveness and stream ownership; 5 adds the cluster id.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -29,7 +29,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.cluster().ownership().isDefault()) {
+    if (m.cluster().hasClusterId()) {
+      return 5;
+    } else if (!m.cluster().ownership().isDefault()) {
       return 4;
     } else if (!m.consumers().isDefault()) {
       return 3;
@@ -57,6 +59,9 @@ final class SnapshotFormat {
     }
     if (version >= 4) {
       m.cluster().ownership().write(w);
+    }
+    if (version >= 5) {
+      m.cluster().writeClusterId(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -113,6 +118,9 @@ final class SnapshotFormat {
     }
     if (version >= 4) {
       m.cluster().ownership().read(r, m.cluster().nodes(), m.catalog().streamsById().keySet());
+    }
+    if (version >= 5) {
+      m.cluster().readClusterId(r);
     }
     r.expectEnd();
     return m;

@@ -48,6 +48,11 @@ final class StateView implements MetaReader {
   }
 
   @Override
+  public Optional<String> clusterId() {
+    return Optional.ofNullable(cluster.clusterId());
+  }
+
+  @Override
   public Optional<NodeInfo> node(String nodeId) {
     return Optional.ofNullable(cluster.nodes().get(nodeId));
   }

@@ -268,8 +268,12 @@ class CommandCodecPropertyTest {
         Combinators.combine(
                 ids, ids, Arbitraries.oneOf(List.of(update, addPartitions, acquire, swap, trim)))
             .as(dev.loam.meta.command.OwnerFenced::new);
+    // Any string, valid or not: the codec carries what the state machine refuses.
+    Arbitrary<Command> initCluster =
+        Combinators.combine(origins(), text()).as(dev.loam.meta.command.InitCluster::new);
     return Arbitraries.oneOf(
         List.of(
+            initCluster,
             renew,
             expire,
             deregister,
@@ -390,8 +394,10 @@ class CommandCodecPropertyTest {
     Arbitrary<Outcome> ownershipChanged =
         Combinators.combine(ownership, Arbitraries.of(true, false))
             .as(Outcome.OwnershipChanged::new);
+    Arbitrary<Outcome> clusterInitialized = text().map(Outcome.ClusterInitialized::new);
     return Arbitraries.oneOf(
         List.of(
+            clusterInitialized,
             nodeStatus,
             ownershipChanged,
             configUpdated,

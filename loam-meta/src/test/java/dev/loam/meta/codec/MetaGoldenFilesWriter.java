@@ -20,6 +20,7 @@ import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
 import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.OpenStream;
@@ -90,6 +91,12 @@ import java.util.stream.Stream;
  *       {@link #outcomesOwnership()}.
  *   <li>{@value #SNAPSHOT_V4}: a v4 snapshot (renewals, dead nodes, ownerships in every owned and
  *       unowned state) after {@link #snapshotV4Commands()}.
+ *   <li>{@value #COMMANDS_V1_CLUSTER}: command tag 24, InitCluster (still format version 1), same
+ *       framing; {@link #commandsCluster()}.
+ *   <li>{@value #OUTCOMES_V1_CLUSTER}: outcome tag 17, ClusterInitialized; {@link
+ *       #outcomesCluster()}.
+ *   <li>{@value #SNAPSHOT_V5}: a v5 snapshot (the cluster id, with empty v2..v4 sections) after
+ *       {@link #snapshotV5Commands()}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -110,6 +117,9 @@ public final class MetaGoldenFilesWriter {
   static final String COMMANDS_V1_OWNERSHIP = "metastore-commands-v1-ownership.bin";
   static final String OUTCOMES_V1_OWNERSHIP = "outcomes-v1-ownership.bin";
   static final String SNAPSHOT_V4 = "metastore-snapshot-v4.bin";
+  static final String COMMANDS_V1_CLUSTER = "metastore-commands-v1-cluster.bin";
+  static final String OUTCOMES_V1_CLUSTER = "outcomes-v1-cluster.bin";
+  static final String SNAPSHOT_V5 = "metastore-snapshot-v5.bin";
 
   /** The snapshot sequence's base clock; stamps are offsets from it. */
   static final long START = 1_780_000_000_000L;
@@ -137,6 +147,9 @@ public final class MetaGoldenFilesWriter {
     writeNew(
         dir, OUTCOMES_V1_OWNERSHIP, frame(outcomesOwnership().stream().map(OutcomeCodec::encode)));
     writeNew(dir, SNAPSHOT_V4, state(snapshotV4Commands()).snapshot());
+    writeNew(dir, COMMANDS_V1_CLUSTER, frame(commandsCluster().stream().map(CommandCodec::encode)));
+    writeNew(dir, OUTCOMES_V1_CLUSTER, frame(outcomesCluster().stream().map(OutcomeCodec::encode)));
+    writeNew(dir, SNAPSHOT_V5, state(snapshotV5Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
@@ -589,6 +602,45 @@ public final class MetaGoldenFilesWriter {
     out.add(new PlaceStream(originA(11_300), 3L));
     out.add(new OpenStream(originA(11_400), 3L));
     out.add(new CloseStream(originA(11_500), 3L, 1L));
+    return out;
+  }
+
+  // ---- commands-v1-cluster and outcomes-v1-cluster: command tag 24, outcome tag 17
+
+  /** A ULID: what the node runtime draws as a cluster id. */
+  static final String CLUSTER_ID = "01J0GXQ2E4KX9V0M3N5P6R8S9T";
+
+  /** The longest valid id, every character class of the alphabet once. */
+  static final String CLUSTER_ID_64 =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+
+  static List<Command> commandsCluster() {
+    Origin a = new Origin("node-a", EPOCH_A, 1_780_000_000_950L);
+    Origin b = new Origin("nœud-ß", 9L, -5L);
+    return List.of(
+        new InitCluster(a, CLUSTER_ID),
+        new InitCluster(b, "A"),
+        new InitCluster(a, CLUSTER_ID_64),
+        // The codec carries what the state machine refuses.
+        new InitCluster(b, ""));
+  }
+
+  static List<Outcome> outcomesCluster() {
+    return List.of(
+        new Outcome.ClusterInitialized(CLUSTER_ID), new Outcome.ClusterInitialized(CLUSTER_ID_64));
+  }
+
+  // ---- snapshot-v5: the cluster id
+
+  /**
+   * The v1 sequence, then node-a records {@link #CLUSTER_ID} and node-b proposes another id, which
+   * changes nothing (first proposer wins). No retired objects, producer ids, consumers or ownership
+   * activity: the v2..v4 sections are written empty.
+   */
+  static List<Command> snapshotV5Commands() {
+    List<Command> out = new ArrayList<>(snapshotCommands());
+    out.add(new InitCluster(originA(9_000), CLUSTER_ID));
+    out.add(new InitCluster(originB(9_100), "another-cluster"));
     return out;
   }
 

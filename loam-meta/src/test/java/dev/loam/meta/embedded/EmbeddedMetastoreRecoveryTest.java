@@ -20,6 +20,7 @@ import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.RegisterNode;
@@ -178,6 +179,28 @@ class EmbeddedMetastoreRecoveryTest {
         .containsExactly(gen, 4L);
     assertThat(propose(new AllocateProducerIds(origin(), 1)).outcome())
         .isEqualTo(new Outcome.ProducerIdsAllocated(5, 1));
+  }
+
+  @Test
+  void theClusterIdSurvivesReopenFromTheLogAndFromASnapshot() throws Exception {
+    EmbeddedMetastore.Options every5 = new EmbeddedMetastore.Options(100, 5);
+    open(every5);
+    propose(new RegisterNode(origin(), "h:1", 2, "az"));
+    assertThat(propose(new InitCluster(origin(), "A")).outcome())
+        .isEqualTo(new Outcome.ClusterInitialized("A"));
+
+    reopen(every5);
+    assertThat(ms.lastSnapshotIndex()).isZero();
+    assertThat(ms.read((MetaReader r) -> r.clusterId())).contains("A");
+    for (String ns : List.of("x", "y", "z")) {
+      propose(new CreateNamespace(origin(), ns));
+    }
+    assertThat(ms.lastSnapshotIndex()).isEqualTo(5);
+
+    reopen(every5);
+    assertThat(ms.read((MetaReader r) -> r.clusterId())).contains("A");
+    assertThat(propose(new InitCluster(origin(), "B")).outcome())
+        .isEqualTo(new Outcome.ClusterInitialized("A"));
   }
 
   @Test

@@ -56,7 +56,11 @@ class MetaStateMachinePropertyTest {
       String ns = rnd.nextBoolean() ? "default" : "ns" + rnd.nextInt(2);
       String stream = "s" + rnd.nextInt(3);
       int kind = rnd.nextInt(24);
-      if (kind == 20) {
+      if (rnd.nextInt(200) == 0) {
+        // Rare, so that most sequences keep a snapshot of version 1 to 4 and some reach 5; an id
+        // from a small set, so that later proposals of another id are seen to change nothing.
+        out.add(new dev.loam.meta.command.InitCluster(o, rnd.nextBoolean() ? "c-A" : "c-B"));
+      } else if (kind == 20) {
         out.add(new dev.loam.meta.command.AllocateProducerIds(o, 1 + rnd.nextInt(3)));
       } else if (kind == 21) {
         out.add(
@@ -136,8 +140,13 @@ class MetaStateMachinePropertyTest {
       original.apply(++index, cmds.get(i));
     }
     byte[] snap = original.snapshot();
+    // Version 5 exactly when the cluster id is set: the oldest version that holds the state.
+    boolean hasId = original.reader().clusterId().isPresent();
+    Statistics.label("cluster id set").collect(hasId);
+    assertThat(SnapshotV3Test.version(snap) == 5).isEqualTo(hasId);
     MetaStateMachine copy = MetaStateMachine.restore(snap, settings);
     assertThat(copy.snapshot()).isEqualTo(snap);
+    assertThat(copy.reader().clusterId()).isEqualTo(original.reader().clusterId());
     assertThat(copy.appliedIndex()).isEqualTo(original.appliedIndex());
     for (int i = split; i < cmds.size(); i++) {
       index += 1 + (i % 3); // indexes need only increase
