@@ -2,7 +2,8 @@ package dev.loam.api;
 
 /**
  * A snapshot of a node's write-path counters ({@link LoamNode#writerStats()}), for metrics and
- * reports. Counters only grow while the node runs; two snapshots subtract to a rate.
+ * reports. The counts only grow while the node runs (two snapshots subtract to a rate); the means
+ * are over the node's whole life. A flush is counted before the appends it carried are answered.
  *
  * @param puts PUT attempts made.
  * @param putBytes Bytes sent in PUT attempts.

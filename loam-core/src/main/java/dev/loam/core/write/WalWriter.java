@@ -497,6 +497,9 @@ public final class WalWriter {
     }
 
     private void distribute(long index, Outcome.WalCommitted wc) {
+      // Counted before any append hears its answer, so a caller reading the stats after its
+      // acknowledgement sees the flush that carried it.
+      stats.recordFlush(buffer.slots.size(), buffer.bytes, clock.millis() - startMillis);
       for (int c = 0; c < chunks.length; c++) {
         List<BatchResult> results = wc.chunks().get(c);
         for (int j = 0; j < slotOf[c].length; j++) {
@@ -506,7 +509,6 @@ public final class WalWriter {
           resolve(s, new BatchAck(r, index, key, byteOffset));
         }
       }
-      stats.recordFlush(buffer.slots.size(), buffer.bytes, clock.millis() - startMillis);
       finished(this);
     }
 
