@@ -19,10 +19,10 @@ import java.util.function.BiFunction;
 
 /**
  * Opens {@code azblob://<account>/<container>[/<prefix>][?<parameters>]} (see
- * docs/storage-azure.md). Every query parameter {@code name} may also be given as the {@link
- * StoreContext} property {@code azure.<name>}, which wins over the URI; secrets belong there rather
- * than in a URI that may be logged. Unknown parameters are rejected, so a typo does not silently
- * fall back to a default.
+ * docs/reference/storage-azure.md). Every query parameter {@code name} may also be given as the
+ * {@link StoreContext} property {@code azure.<name>}, which wins over the URI; secrets belong there
+ * rather than in a URI that may be logged. Unknown parameters are rejected, so a typo does not
+ * silently fall back to a default.
  */
 public final class AzureBlobStoreProvider implements ObjectStoreProvider {
   /** The prefix of {@link StoreContext#properties()} this provider reads. */

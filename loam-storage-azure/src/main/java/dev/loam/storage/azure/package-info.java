@@ -3,6 +3,6 @@
  * dev.loam.storage.azure.AzureBlobObjectStore}, its settings {@link
  * dev.loam.storage.azure.AzureBlobStoreSettings} and the {@code azblob://} provider {@link
  * dev.loam.storage.azure.AzureBlobStoreProvider}. No Azure SDK type appears in these public types.
- * See docs/storage-azure.md.
+ * See docs/reference/storage-azure.md.
  */
 package dev.loam.storage.azure;

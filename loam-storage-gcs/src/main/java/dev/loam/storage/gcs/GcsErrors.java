@@ -20,7 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The one place where GCS client failures become {@link ObjectStoreException}s
- * (docs/storage-gcs.md, "Error mapping").
+ * (docs/reference/storage-gcs.md, "Error mapping").
  *
  * <p>The client reports HTTP failures as {@link StorageException} with the status code, and I/O
  * failures as a {@link StorageException} with code 0 whose cause is the {@link IOException}; the

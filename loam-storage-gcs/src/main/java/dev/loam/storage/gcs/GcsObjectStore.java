@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * future. Native features used: {@code ifGenerationMatch=0} for create, {@code Range} reads (suffix
  * ranges for {@link #getTail}), listing with {@code prefix}, {@code startOffset} and page tokens,
  * the {@code /batch/storage/v1} endpoint for deletes, and resumable uploads above {@link
- * GcsStoreSettings#resumableThresholdBytes()}. docs/storage-gcs.md describes the mapping.
+ * GcsStoreSettings#resumableThresholdBytes()}. docs/reference/storage-gcs.md describes the mapping.
  */
 public final class GcsObjectStore implements ObjectStore {
   /** Largest array a {@link #get} can return. */

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * How GCS failures reach callers: the test server injects 5xx/429 answers and hung responses, and
- * each case checks the failure kind (docs/storage-gcs.md, "Error mapping") and what really happened
- * to the object.
+ * each case checks the failure kind (docs/reference/storage-gcs.md, "Error mapping") and what
+ * really happened to the object.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GcsErrorMappingIT {

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * Not a test: PUTs (create) and GETs 1 MiB and 8 MiB objects N times, one at a time, through the
  * store and the real client against the in-process {@link GcsTestServer}, and prints p50/p99 and
  * MB/s. Relative figures only (a fake on the same 2 cores). Usage: {@code GcsThroughput [N] [host]}
- * (docs/storage-gcs.md has the command); with a host, the bucket {@code loam-bench} there must
- * exist.
+ * (docs/reference/storage-gcs.md has the command); with a host, the bucket {@code loam-bench} there
+ * must exist.
  */
 public final class GcsThroughput {
   private GcsThroughput() {}

@@ -20,9 +20,9 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
- * The one place where S3 and SDK failures become {@link ObjectStoreException}s (docs/storage-s3.md,
- * "Error mapping"). Everything that is not an SDK failure (a bug in this module, an assertion) is
- * passed through unchanged rather than disguised as a store failure.
+ * The one place where S3 and SDK failures become {@link ObjectStoreException}s
+ * (docs/reference/storage-s3.md, "Error mapping"). Everything that is not an SDK failure (a bug in
+ * this module, an assertion) is passed through unchanged rather than disguised as a store failure.
  */
 final class S3Errors {
   private S3Errors() {}

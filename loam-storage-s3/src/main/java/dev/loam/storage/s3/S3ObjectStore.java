@@ -73,10 +73,11 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  *       {@code max-keys}; {@link #delete} is one {@code DeleteObjects} (at most 1000 keys).
  * </ul>
  *
- * <p>Failures are mapped in {@code S3Errors} (docs/storage-s3.md). SDK retries are bounded by
- * {@link S3StoreSettings#maxAttempts()}; each attempt by {@link S3StoreSettings#attemptTimeout()}
- * and each call by {@link S3StoreSettings#callTimeout()}. The store owns its SDK client and closes
- * it in {@link #close()}; futures complete on the executor given to the constructor.
+ * <p>Failures are mapped in {@code S3Errors} (docs/reference/storage-s3.md). SDK retries are
+ * bounded by {@link S3StoreSettings#maxAttempts()}; each attempt by {@link
+ * S3StoreSettings#attemptTimeout()} and each call by {@link S3StoreSettings#callTimeout()}. The
+ * store owns its SDK client and closes it in {@link #close()}; futures complete on the executor
+ * given to the constructor.
  *
  * <p>{@code lastModifiedMillis} has one-second resolution: S3's {@code HEAD} sends {@code
  * Last-Modified} in seconds, and list results are cut to the same second so both agree.

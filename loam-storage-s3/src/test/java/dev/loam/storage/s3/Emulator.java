@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -29,15 +27,6 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * JVM dies without running its hooks.
  */
 public final class Emulator {
-  /** What an emulator does as S3 does, where the two emulators differ. */
-  public enum Capability {
-    /**
-     * Concurrent {@code If-None-Match: *} creates of one key have exactly one winner. S3Mock 5.2.0
-     * lacks it: it checks the precondition and then writes without a lock.
-     */
-    EXCLUSIVE_CONCURRENT_CREATE
-  }
-
   static final String ACCESS_KEY = "loam-test";
   static final String SECRET_KEY = "loam-test-secret";
 
@@ -47,15 +36,13 @@ public final class Emulator {
 
   final String name;
   final int port;
-  private final Set<Capability> capabilities;
   private final Process process;
   private final Path log;
   private final S3AsyncClient admin;
 
-  private Emulator(String name, int port, Set<Capability> capabilities, Process process, Path log) {
+  private Emulator(String name, int port, Process process, Path log) {
     this.name = name;
     this.port = port;
-    this.capabilities = capabilities;
     this.process = process;
     this.log = log;
     this.admin =
@@ -93,7 +80,6 @@ public final class Emulator {
           start(
               "s3proxy",
               port,
-              Set.of(Capability.EXCLUSIVE_CONCURRENT_CREATE),
               dir,
               List.of("-Xmx768m", "-jar", jar("s3proxy.jar"), "--properties", conf.toString()),
               Duration.ofSeconds(60));
@@ -110,7 +96,6 @@ public final class Emulator {
           start(
               "s3mock",
               port,
-              Set.of(),
               dir,
               List.of(
                   "-Xmx512m",
@@ -125,13 +110,6 @@ public final class Emulator {
               Duration.ofSeconds(90));
     }
     return s3mock;
-  }
-
-  /** Empty if this emulator has {@code c}, else why not (for a JUnit assumption's message). */
-  public Optional<String> lacks(Capability c) {
-    return capabilities.contains(c)
-        ? Optional.empty()
-        : Optional.of(name + " lacks " + c + " (docs/storage-s3.md, emulator deviations)");
   }
 
   public URI endpoint() {
@@ -171,12 +149,7 @@ public final class Emulator {
   }
 
   private static Emulator start(
-      String name,
-      int port,
-      Set<Capability> capabilities,
-      Path dir,
-      List<String> javaArgs,
-      Duration startTimeout)
+      String name, int port, Path dir, List<String> javaArgs, Duration startTimeout)
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String testClasses =
@@ -200,7 +173,7 @@ public final class Emulator {
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
-    Emulator e = new Emulator(name, port, capabilities, p, log);
+    Emulator e = new Emulator(name, port, p, log);
     Runtime.getRuntime().addShutdownHook(new Thread(e::stop, "stop-" + name));
     e.awaitPort(startTimeout);
     return e;

@@ -19,14 +19,13 @@ import org.junit.jupiter.api.Test;
  * The conformance kit against Adobe S3Mock 5.2.0 (out of process). Each case gets a fresh bucket
  * and the store's default settings (objects below 16 MiB, so single PutObject).
  *
- * <p>Documented emulator defect (docs/storage-s3.md): S3Mock checks {@code If-None-Match: *} and
- * then writes, without a lock, so concurrent creates of one key can have several winners (seen: 5
- * of 16 with creates issued back to back; 13 and 16 of 16 with the kit's latched start). Sequential
- * creates are exclusive (the other create cases pass unchanged). S3Mock lacks {@link
- * Emulator.Capability#EXCLUSIVE_CONCURRENT_CREATE}, so here the kit's racing case asserts what
- * S3Mock does keep (as the express store's kit run does for its own documented deviation); the case
- * runs unchanged against S3Proxy ({@link S3ProxyObjectStoreContractIT}), and real S3's conditional
- * writes are exclusive.
+ * <p>Documented emulator defect (docs/reference/storage-s3.md): S3Mock checks {@code If-None-Match:
+ * *} and then writes, without a lock, so concurrent creates of one key can have several winners
+ * (seen: 5 of 16 with creates issued back to back; 13 and 16 of 16 with the kit's latched start).
+ * Sequential creates are exclusive (the other create cases pass unchanged). So here the kit's
+ * racing case asserts what S3Mock does keep (as the express store's kit run does for its own
+ * documented deviation); the case runs unchanged against S3Proxy ({@link
+ * S3ProxyObjectStoreContractIT}), and real S3's conditional writes are exclusive.
  */
 class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
   private static Emulator server;

@@ -23,13 +23,13 @@ import org.junit.jupiter.api.Test;
  * through CreateMultipartUpload / UploadPart / CompleteMultipartUpload (S3Mock runs the single-PUT
  * path).
  *
- * <p>Documented deviation (docs/storage-s3.md): S3Proxy stores objects as files, so it cannot hold
- * a key {@code a} and a key {@code a/b} at once. Writing {@code a/b} while {@code a} exists fails
- * with HTTP 500 (unavailable; outcome unknown when S3Proxy also drops the connection), and a create
- * of {@code a} while {@code a/b} exists fails with 412 (exists). The six kit cases that put such
- * pairs in one store are overridden below: each asserts the deviation for its pairs and then runs
- * the case's checks on its keys without the shadowed parents. The full cases pass unchanged against
- * S3Mock ({@link S3MockObjectStoreContractIT}).
+ * <p>Documented deviation (docs/reference/storage-s3.md): S3Proxy stores objects as files, so it
+ * cannot hold a key {@code a} and a key {@code a/b} at once. Writing {@code a/b} while {@code a}
+ * exists fails with HTTP 500 (unavailable; outcome unknown when S3Proxy also drops the connection),
+ * and a create of {@code a} while {@code a/b} exists fails with 412 (exists). The six kit cases
+ * that put such pairs in one store are overridden below: each asserts the deviation for its pairs
+ * and then runs the case's checks on its keys without the shadowed parents. The full cases pass
+ * unchanged against S3Mock ({@link S3MockObjectStoreContractIT}).
  */
 class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
   private static final int MIB = 1024 * 1024;

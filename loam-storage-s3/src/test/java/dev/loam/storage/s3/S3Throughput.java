@@ -9,7 +9,7 @@ import java.util.concurrent.Executors;
 /**
  * A throughput measurement, not a test: sequential PUTs then GETs of 1 MiB and 8 MiB objects
  * through {@link S3ObjectStore} against S3Proxy and S3Mock started as in the tests. Prints p50/p99
- * latency and MB/s per server, size and operation. Command in docs/storage-s3.md.
+ * latency and MB/s per server, size and operation. Command in docs/reference/storage-s3.md.
  *
  * <p>Arguments: {@code [iterations=50] [servers=s3proxy,s3mock]}.
  */
