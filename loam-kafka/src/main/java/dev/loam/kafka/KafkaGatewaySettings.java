@@ -1,0 +1,186 @@
+package dev.loam.kafka;
+
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The settings of a {@link KafkaGateway} listener: where it binds, what it advertises, which
+ * namespace its topics live in, and its limits. Immutable; build with {@link #builder()}.
+ *
+ * @param host the address to bind (default {@code 127.0.0.1})
+ * @param port the port to bind, 0 for an ephemeral one (default 9092)
+ * @param advertisedHost the host clients are told to connect to, in Metadata; empty: the bind host
+ *     (or {@code 127.0.0.1} when binding the wildcard address)
+ * @param namespace the Loam namespace whose streams are this listener's topics (default {@code
+ *     default}); created at start if absent
+ * @param autoCreateTopics whether Metadata and Produce create a missing topic (Kafka's {@code
+ *     auto.create.topics.enable}, default true)
+ * @param defaultPartitions the partitions of an auto-created topic, and of CreateTopics asking for
+ *     -1 (Kafka's {@code num.partitions}, default 1)
+ * @param maxRequestBytes the largest request frame accepted; a bigger one closes the connection
+ *     (Kafka's {@code socket.request.max.bytes}, default 100 MiB)
+ * @param maxInFlightPerConnection requests of one connection processed at once; reading from the
+ *     connection pauses while this many are pending (default 32; Kafka producers send at most 5)
+ * @param maxFetchWait the upper bound applied to a Fetch request's {@code max_wait_ms} (default 30
+ *     s)
+ * @param ioThreads Netty event-loop threads (default: min(4, processors))
+ */
+public record KafkaGatewaySettings(
+    String host,
+    int port,
+    Optional<String> advertisedHost,
+    String namespace,
+    boolean autoCreateTopics,
+    int defaultPartitions,
+    int maxRequestBytes,
+    int maxInFlightPerConnection,
+    Duration maxFetchWait,
+    int ioThreads) {
+
+  /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
+  public static final int DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+
+  public KafkaGatewaySettings {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(advertisedHost, "advertisedHost");
+    Objects.requireNonNull(namespace, "namespace");
+    Objects.requireNonNull(maxFetchWait, "maxFetchWait");
+    if (host.isBlank()) {
+      throw invalid("host must not be blank host=" + host);
+    }
+    if (port < 0 || port > 65535) {
+      throw invalid("port must be within 0..65535 port=" + port);
+    }
+    if (advertisedHost.isPresent() && advertisedHost.get().isBlank()) {
+      throw invalid("advertised host must not be blank");
+    }
+    if (namespace.isBlank()) {
+      throw invalid("namespace must not be blank");
+    }
+    if (defaultPartitions < 1 || defaultPartitions > 10_000) {
+      throw invalid(
+          "default partitions must be within 1..10000 defaultPartitions=" + defaultPartitions);
+    }
+    if (maxRequestBytes < 1024) {
+      throw invalid(
+          "max request size must be at least 1024 bytes maxRequestBytes=" + maxRequestBytes);
+    }
+    if (maxInFlightPerConnection < 1 || maxInFlightPerConnection > 1024) {
+      throw invalid(
+          "max in-flight requests per connection must be within 1..1024 maxInFlightPerConnection="
+              + maxInFlightPerConnection);
+    }
+    if (maxFetchWait.isNegative() || maxFetchWait.compareTo(Duration.ofMinutes(5)) > 0) {
+      throw invalid("max fetch wait must be within 0..5 min maxFetchWait=" + maxFetchWait);
+    }
+    if (ioThreads < 1 || ioThreads > 64) {
+      throw invalid("io threads must be within 1..64 ioThreads=" + ioThreads);
+    }
+  }
+
+  private static LoamException invalid(String message) {
+    return new LoamException(Kind.INVALID, message);
+  }
+
+  /** The defaults: loopback, port 9092, namespace {@code default}, auto-creation on. */
+  public static KafkaGatewaySettings defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The host clients connect to: the advertised host, else the bind host. */
+  public String effectiveAdvertisedHost() {
+    if (advertisedHost.isPresent()) {
+      return advertisedHost.get();
+    }
+    return host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
+  }
+
+  /** Builds {@link KafkaGatewaySettings}; every value starts at its default. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port = 9092;
+    private Optional<String> advertisedHost = Optional.empty();
+    private String namespace = "default";
+    private boolean autoCreateTopics = true;
+    private int defaultPartitions = 1;
+    private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+    private int maxInFlightPerConnection = 32;
+    private Duration maxFetchWait = Duration.ofSeconds(30);
+    private int ioThreads = Math.min(4, Math.max(1, Runtime.getRuntime().availableProcessors()));
+
+    private Builder() {}
+
+    public Builder host(String h) {
+      this.host = h;
+      return this;
+    }
+
+    /** 0 binds an ephemeral port; {@link KafkaGateway#port()} tells which. */
+    public Builder port(int p) {
+      this.port = p;
+      return this;
+    }
+
+    public Builder advertisedHost(String h) {
+      this.advertisedHost = Optional.of(h);
+      return this;
+    }
+
+    public Builder namespace(String ns) {
+      this.namespace = ns;
+      return this;
+    }
+
+    public Builder autoCreateTopics(boolean on) {
+      this.autoCreateTopics = on;
+      return this;
+    }
+
+    public Builder defaultPartitions(int n) {
+      this.defaultPartitions = n;
+      return this;
+    }
+
+    public Builder maxRequestBytes(int bytes) {
+      this.maxRequestBytes = bytes;
+      return this;
+    }
+
+    public Builder maxInFlightPerConnection(int n) {
+      this.maxInFlightPerConnection = n;
+      return this;
+    }
+
+    public Builder maxFetchWait(Duration d) {
+      this.maxFetchWait = d;
+      return this;
+    }
+
+    public Builder ioThreads(int n) {
+      this.ioThreads = n;
+      return this;
+    }
+
+    /** Validates and builds; INVALID naming the first bad value. */
+    public KafkaGatewaySettings build() {
+      return new KafkaGatewaySettings(
+          host,
+          port,
+          advertisedHost,
+          namespace,
+          autoCreateTopics,
+          defaultPartitions,
+          maxRequestBytes,
+          maxInFlightPerConnection,
+          maxFetchWait,
+          ioThreads);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.loam.kafka.internal.api;
+
+import dev.loam.kafka.internal.cluster.Topics;
+import dev.loam.kafka.internal.errors.ErrorMapping;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DeleteTopicsRequestData.DeleteTopicState;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+
+/**
+ * DeleteTopics, by name (v0–5) or by name or topic id (v6+): deletes the stream. A missing topic is
+ * UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID when named by id).
+ */
+public final class DeleteTopicsHandler implements ApiHandler {
+  private final Topics topics;
+
+  public DeleteTopicsHandler(Topics topics) {
+    this.topics = topics;
+  }
+
+  @Override
+  public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
+    DeleteTopicsRequest req = (DeleteTopicsRequest) request.body();
+    List<CompletableFuture<DeletableTopicResult>> each = new ArrayList<>();
+    if (request.version() < 6) {
+      for (String name : req.data().topicNames()) {
+        each.add(delete(name, null));
+      }
+    } else {
+      for (DeleteTopicState s : req.data().topics()) {
+        if (s.name() != null) {
+          each.add(delete(s.name(), null));
+        } else {
+          Uuid id = s.topicId();
+          each.add(
+              topics
+                  .nameOf(id)
+                  .thenCompose(
+                      n ->
+                          n.isPresent()
+                              ? delete(n.get(), id)
+                              : CompletableFuture.completedFuture(
+                                  new DeletableTopicResult()
+                                      .setTopicId(id)
+                                      .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code())
+                                      .setErrorMessage("no topic has id " + id))));
+        }
+      }
+    }
+    return Futures.all(each)
+        .thenApply(
+            rs -> {
+              DeleteTopicsResponseData r = new DeleteTopicsResponseData().setThrottleTimeMs(0);
+              rs.forEach(r.responses()::add);
+              return Optional.of(r);
+            });
+  }
+
+  private CompletableFuture<DeletableTopicResult> delete(String name, Uuid id) {
+    return topics
+        .describe(name)
+        .thenCompose(
+            d -> {
+              if (d.isEmpty()) {
+                return CompletableFuture.completedFuture(
+                    new DeletableTopicResult()
+                        .setName(name)
+                        .setTopicId(id == null ? Uuid.ZERO_UUID : id)
+                        .setErrorCode(
+                            (id == null
+                                    ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                                    : Errors.UNKNOWN_TOPIC_ID)
+                                .code())
+                        .setErrorMessage("no such topic topic=" + name));
+              }
+              Uuid topicId = topics.idOf(d.get());
+              return topics
+                  .log()
+                  .deleteStream(topics.namespace(), name)
+                  .handle(
+                      (v, e) -> {
+                        DeletableTopicResult r =
+                            new DeletableTopicResult().setName(name).setTopicId(topicId);
+                        if (e == null) {
+                          topics.forget(topicId);
+                          return r.setErrorCode(Errors.NONE.code());
+                        }
+                        return r.setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
+                            .setErrorMessage(ErrorMapping.message(e));
+                      });
+            })
+        .exceptionally(
+            e ->
+                new DeletableTopicResult()
+                    .setName(name)
+                    .setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
+                    .setErrorMessage(ErrorMapping.message(e)));
+  }
+}

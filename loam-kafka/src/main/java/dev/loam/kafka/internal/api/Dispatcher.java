@@ -1,0 +1,63 @@
+package dev.loam.kafka.internal.api;
+
+import dev.loam.kafka.internal.errors.ErrorMapping;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes a parsed request to its {@link ApiHandler} and contains every failure: a handler that
+ * throws or fails its future answers the API's own error response (Kafka's {@code
+ * getErrorResponse}: the mapped error code on every topic and partition of the request), so no
+ * exception reaches the connection.
+ */
+public final class Dispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+  private final Map<ApiKeys, ApiHandler> handlers;
+  private final SupportedApis supported;
+
+  /** Serves exactly the APIs of {@code handlers}; ApiVersions advertises those. */
+  public Dispatcher(Map<ApiKeys, ApiHandler> handlers) {
+    this.handlers = new EnumMap<>(handlers);
+    this.supported = new SupportedApis(this.handlers.keySet());
+  }
+
+  /** The served APIs and their version ranges. */
+  public SupportedApis supported() {
+    return supported;
+  }
+
+  /** The response of {@code request}; empty when it gets none. Never fails. */
+  public CompletableFuture<Optional<ApiMessage>> dispatch(ClientRequest request) {
+    ApiHandler h = handlers.get(request.header().apiKey());
+    CompletableFuture<Optional<ApiMessage>> f;
+    try {
+      f = h.handle(request);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    return f.handle((r, t) -> t == null ? r : Optional.of(errorResponse(request, t)));
+  }
+
+  static ApiMessage errorResponse(ClientRequest request, Throwable failure) {
+    Errors e = ErrorMapping.of(failure, ErrorMapping.Context.DATA);
+    if (e == Errors.UNKNOWN_SERVER_ERROR) {
+      LOG.warn(
+          "request failed api={} clientId={}",
+          request.header().apiKey(),
+          request.clientId(),
+          ErrorMapping.unwrap(failure));
+    }
+    AbstractResponse r =
+        request.body().getErrorResponse(0, e.exception(ErrorMapping.message(failure)));
+    return r.data();
+  }
+}
