@@ -1,5 +1,6 @@
 package dev.loam.api;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -108,6 +109,35 @@ public interface Log {
       int maxBytes,
       Duration maxWait,
       OptionalLong consistencyToken);
+
+  // ---------------------------------------------------------------- batches (§7.2)
+
+  /**
+   * Appends one client-built Kafka RecordBatch v2 to a partition, storing its bytes verbatim
+   * whatever their compression (what the Kafka gateway does with a producer's batch). The batch is
+   * validated first: exactly one batch, magic 2, CRC-32C, lengths, a records section that decodes
+   * to exactly its record count at offset deltas {@code 0..count-1}, and neither transactional nor
+   * control; a failure is an {@link InvalidBatchException} naming the field, and nothing is stored.
+   * The producer id, epoch and base sequence come from the batch header (producer id -1: not
+   * idempotent); an idempotent batch goes through the sequencer's dedupe like {@link
+   * #append(String, String, List, ProducerIdentity)}: a retry completes with the first append's
+   * base offset and {@code duplicate} set, {@link OutOfOrderSequenceException} and {@link
+   * ProducerFencedException} refuse the others. Completes once durable and committed, with the base
+   * offset the sequencer assigned (the stored batch keeps the client's base offset field; readers
+   * are given the assigned one).
+   */
+  CompletableFuture<BatchAppendResult> appendBatch(
+      String namespace, String stream, int partition, ByteBuffer batch);
+
+  /**
+   * Reads stored batches of one partition from the batch holding {@code offset}: whole batches,
+   * base offsets patched, at most about {@code maxBytes} (at least one batch if any is available,
+   * even a larger one, as Kafka's fetch does). Long-polls up to {@code maxWait} at the high
+   * watermark; {@link OffsetOutOfRangeException} outside {@code [logStartOffset, highWatermark]}.
+   * Batches appended through {@link #append} are RecordBatch v2 too, so every record is served.
+   */
+  CompletableFuture<BatchFetchResult> fetchBatches(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait);
 
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */
   CompletableFuture<Long> listOffset(

@@ -1,5 +1,7 @@
 package dev.loam.core;
 
+import dev.loam.api.OutOfOrderSequenceException;
+import dev.loam.api.ProducerFencedException;
 import dev.loam.api.StaleCommitException;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
@@ -57,12 +59,10 @@ public final class Rejections {
     return switch (status) {
       case APPENDED, DUPLICATE -> null;
       case OUT_OF_ORDER_SEQUENCE ->
-          new LoamException(
-              Kind.CONFLICT,
+          new OutOfOrderSequenceException(
               "out of order sequence " + subject + " partition=" + partition + producer);
       case PRODUCER_FENCED ->
-          new LoamException(
-              Kind.FENCED,
+          new ProducerFencedException(
               "producer epoch fenced " + subject + " partition=" + partition + producer);
       case UNKNOWN_PARTITION ->
           new LoamException(

@@ -2,6 +2,8 @@ package dev.loam.core.node;
 
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
+import dev.loam.api.BatchAppendResult;
+import dev.loam.api.BatchFetchResult;
 import dev.loam.api.ConsumerState;
 import dev.loam.api.FetchResult;
 import dev.loam.api.Log;
@@ -47,6 +49,7 @@ import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -353,6 +356,20 @@ public final class LogService implements Log {
   public CompletableFuture<AppendResult> append(
       String namespace, String stream, List<AppendRecord> records, ProducerIdentity producer) {
     return appender.append(namespace, stream, records, producer);
+  }
+
+  // ---------------------------------------------------------------- batches
+
+  @Override
+  public CompletableFuture<BatchAppendResult> appendBatch(
+      String namespace, String stream, int partition, ByteBuffer batch) {
+    return appender.appendBatch(namespace, stream, partition, batch);
+  }
+
+  @Override
+  public CompletableFuture<BatchFetchResult> fetchBatches(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    return fetcher.fetchBatches(namespace, stream, partition, offset, maxBytes, maxWait);
   }
 
   // ---------------------------------------------------------------- fetch

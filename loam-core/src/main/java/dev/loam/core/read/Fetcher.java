@@ -1,5 +1,6 @@
 package dev.loam.core.read;
 
+import dev.loam.api.BatchFetchResult;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.OffsetOutOfRangeException;
@@ -11,6 +12,8 @@ import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamInfo;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -19,6 +22,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 
 /**
  * The read side of the {@link dev.loam.api.Log} (stream-engine.txt §6): fetches from one index view
@@ -53,7 +57,7 @@ public final class Fetcher {
     this.maxFetchWait = maxFetchWait;
   }
 
-  /** Fetches (see {@link dev.loam.api.Log#fetch}). */
+  /** Fetches records (see {@link dev.loam.api.Log#fetch}). */
   public CompletableFuture<FetchResult> fetch(
       String namespace,
       String stream,
@@ -62,6 +66,86 @@ public final class Fetcher {
       int maxBytes,
       Duration maxWait,
       OptionalLong consistencyToken) {
+    return fetch(
+        namespace, stream, partition, offset, maxBytes, maxWait, consistencyToken, Records::new);
+  }
+
+  /** Fetches stored batches (see {@link dev.loam.api.Log#fetchBatches}). */
+  public CompletableFuture<BatchFetchResult> fetchBatches(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    return fetch(
+        namespace,
+        stream,
+        partition,
+        offset,
+        maxBytes,
+        maxWait,
+        OptionalLong.empty(),
+        Batches::new);
+  }
+
+  /**
+   * What one fetch pass collects from the slices it reads, and the answer it builds: decoded
+   * records for the record API, stored batch bytes for the batch API. A fresh one per pass, so a
+   * retried pass starts empty.
+   */
+  private interface Collector<R> {
+    /** Adds the slice's content from {@code fromOffset}; returns the bytes it held. */
+    int add(ReadPath.Slice s, int partition, long fromOffset);
+
+    boolean isEmpty();
+
+    R result(long nextOffset, PartitionInfo bounds);
+  }
+
+  private static final class Records implements Collector<FetchResult> {
+    private final List<FetchedRecord> out = new ArrayList<>();
+
+    @Override
+    public int add(ReadPath.Slice s, int partition, long fromOffset) {
+      return ReadPath.decode(s, partition, fromOffset, out);
+    }
+
+    @Override
+    public boolean isEmpty() {
+      return out.isEmpty();
+    }
+
+    @Override
+    public FetchResult result(long nextOffset, PartitionInfo b) {
+      return new FetchResult(out, nextOffset, b.highWatermark(), b.logStartOffset());
+    }
+  }
+
+  private static final class Batches implements Collector<BatchFetchResult> {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    @Override
+    public int add(ReadPath.Slice s, int partition, long fromOffset) {
+      return ReadPath.copyBatches(s, fromOffset, out);
+    }
+
+    @Override
+    public boolean isEmpty() {
+      return out.size() == 0;
+    }
+
+    @Override
+    public BatchFetchResult result(long nextOffset, PartitionInfo b) {
+      return new BatchFetchResult(
+          ByteBuffer.wrap(out.toByteArray()), nextOffset, b.highWatermark(), b.logStartOffset());
+    }
+  }
+
+  private <R> CompletableFuture<R> fetch(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      OptionalLong consistencyToken,
+      Supplier<Collector<R>> collector) {
     if (maxBytes <= 0 || maxWait == null || maxWait.isNegative()) {
       return CompletableFuture.failedFuture(
           new LoamException(
@@ -105,9 +189,9 @@ public final class Fetcher {
         bounded.whenComplete((v, e) -> timer.cancel(false));
         applied = bounded;
       }
-      return applied.thenComposeAsync(v -> fetchOnce(req), scheduler);
+      return applied.thenComposeAsync(v -> fetchOnce(req, collector), scheduler);
     }
-    return fetchOnce(req);
+    return fetchOnce(req, collector);
   }
 
   private record FetchRequest(
@@ -172,7 +256,7 @@ public final class Fetcher {
         });
   }
 
-  private CompletableFuture<FetchResult> fetchOnce(FetchRequest q) {
+  private <R> CompletableFuture<R> fetchOnce(FetchRequest q, Supplier<Collector<R>> collector) {
     View v;
     try {
       v = view(q);
@@ -193,8 +277,7 @@ public final class Fetcher {
     if (q.offset() == b.highWatermark()) {
       long remaining = q.deadline() - clock.millis();
       if (remaining <= 0) {
-        return CompletableFuture.completedFuture(
-            new FetchResult(List.of(), q.offset(), b.highWatermark(), b.logStartOffset()));
+        return CompletableFuture.completedFuture(collector.get().result(q.offset(), b));
       }
       CompletableFuture<Void> woken =
           watch.await(v.stream().id(), q.partition(), remaining * 1_000_000L);
@@ -206,11 +289,11 @@ public final class Fetcher {
       if (hwNow > q.offset()) {
         watch.release(v.stream().id(), q.partition(), woken);
       }
-      return woken.thenComposeAsync(x -> fetchOnce(q), scheduler);
+      return woken.thenComposeAsync(x -> fetchOnce(q, collector), scheduler);
     }
-    List<FetchedRecord> out = new ArrayList<>();
+    Collector<R> out = collector.get();
     return loadEntries(v, q, 0, q.offset(), 0, out)
-        .thenApply(next -> new FetchResult(out, next, b.highWatermark(), b.logStartOffset()))
+        .thenApply(next -> out.result(next, b))
         .exceptionallyCompose(
             t -> {
               // A fetch racing a segment swap or a retention trim, then GC: the entries it read
@@ -218,7 +301,7 @@ public final class Fetcher {
               // grace period makes a second race practically impossible); if the same entry is
               // still there, the object is really lost and the error stands.
               if (!q.retried() && ReadPath.isObjectGone(t)) {
-                return fetchOnce(q.retry());
+                return fetchOnce(q.retry(), collector);
               }
               return CompletableFuture.failedFuture(t);
             });
@@ -229,7 +312,7 @@ public final class Fetcher {
    * large segment entry); completes with the next offset to fetch.
    */
   private CompletableFuture<Long> loadEntries(
-      View v, FetchRequest q, int i, long next, int bytesSoFar, List<FetchedRecord> out) {
+      View v, FetchRequest q, int i, long next, int bytesSoFar, Collector<?> out) {
     // Entries compaction emptied hold no record: keep reading until one is found.
     if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes() && !out.isEmpty())) {
       return CompletableFuture.completedFuture(Math.max(next, q.offset()));
@@ -239,7 +322,7 @@ public final class Fetcher {
         .read(e, q.offset(), Math.max(1, q.maxBytes() - bytesSoFar))
         .thenCompose(
             s -> {
-              int n = ReadPath.decode(s, q.partition(), q.offset(), out);
+              int n = out.add(s, q.partition(), q.offset());
               if (s.endOffset() < e.endOffset()) {
                 // maxBytes reached inside a large segment entry.
                 return CompletableFuture.completedFuture(Math.max(s.endOffset(), q.offset()));

@@ -454,6 +454,52 @@ public final class ReadPath {
     return bytes.length;
   }
 
+  /**
+   * Copies the slice's whole batches that hold offsets {@code >= fromOffset} into {@code out}, each
+   * with its assigned base offset patched into its first eight bytes (outside the batch CRC, so the
+   * stored bytes stay valid; the slice's bytes, which caches share, are never modified). Checks
+   * every batch's CRC and that the batches cover the entry's offsets, as {@link #decode} does.
+   *
+   * @return the number of bytes copied
+   */
+  public static int copyBatches(Slice s, long fromOffset, java.io.ByteArrayOutputStream out) {
+    IndexEntry e = s.entry();
+    ByteBuffer buf = ByteBuffer.wrap(s.bytes());
+    long next = s.baseOffset();
+    int copied = 0;
+    try {
+      while (buf.hasRemaining()) {
+        int start = buf.position();
+        RecordBatch batch = RecordBatch.readFrom(buf);
+        long base = next;
+        next += batch.lastOffsetDelta() + 1L;
+        if (next <= fromOffset) {
+          continue;
+        }
+        int size = buf.position() - start;
+        byte[] copy = java.util.Arrays.copyOfRange(s.bytes(), start, start + size);
+        ByteBuffer.wrap(copy).putLong(0, base);
+        out.write(copy, 0, size);
+        copied += size;
+      }
+    } catch (CorruptionException c) {
+      throw new CorruptionException(
+          c.getMessage() + " object=" + e.objectKey() + " byteOffset=" + e.byteOffset(), c);
+    }
+    if (next != s.endOffset()) {
+      throw new CorruptionException(
+          "record count differs from the offset index expected="
+              + (s.endOffset() - s.baseOffset())
+              + " actual="
+              + (next - s.baseOffset())
+              + " object="
+              + e.objectKey()
+              + " byteOffset="
+              + e.byteOffset());
+    }
+    return copied;
+  }
+
   private static List<Header> toApi(List<dev.loam.wal.batch.Header> hs) {
     if (hs.isEmpty()) {
       return List.of();

@@ -3,6 +3,7 @@ package dev.loam.core.write;
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
 import dev.loam.api.AppendResult.RecordPosition;
+import dev.loam.api.BatchAppendResult;
 import dev.loam.api.Partitioning;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.core.NodeContext;
@@ -19,6 +20,7 @@ import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.RecordBatchEncoder;
 import dev.loam.wal.batch.RecordData;
 import dev.loam.wal.batch.TimestampType;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Kafka clients agree; else a sticky partition per stream that moves on with the writer's flush
  * generation, so unkeyed records of one flush share a batch), encodes one RecordBatch v2 per
  * partition on the caller's thread, submits them to the class's {@link WalWriter}, and maps each
- * batch's verdict to the caller's result or typed error.
+ * batch's verdict to the caller's result or typed error. A client-built batch (the Kafka gateway's
+ * produce) skips the encoding: it is validated ({@link ClientBatch}) and submitted verbatim.
  */
 public final class Appender {
   private final NodeContext ctx;
@@ -185,6 +188,64 @@ public final class Appender {
                 positions.add(new RecordPosition(partitionOf[i], base[b] + indexInPartition[i]));
               }
               return new AppendResult(positions, token, allDuplicate);
+            });
+  }
+
+  /** Appends one client-built batch verbatim (see {@link dev.loam.api.Log#appendBatch}). */
+  public CompletableFuture<BatchAppendResult> appendBatch(
+      String namespace, String stream, int partition, ByteBuffer batch) {
+    String subject = "stream=" + namespace + "/" + stream;
+    PendingBatch pending;
+    DurabilityClass cls;
+    try {
+      StreamInfo s = Streams.resolve(ctx.meta(), namespace, stream);
+      cls = s.config().durabilityClass();
+      if (partition < 0 || partition >= s.config().partitions()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "partition out of range "
+                + subject
+                + " partition="
+                + partition
+                + " partitions="
+                + s.config().partitions());
+      }
+      pending = ClientBatch.validate(s.id(), partition, batch, subject + " partition=" + partition);
+      if (pending.bytes().length > maxAppendBytes) {
+        throw new LoamException(
+            Kind.INVALID,
+            "append too large "
+                + subject
+                + " bytes="
+                + pending.bytes().length
+                + " max="
+                + maxAppendBytes);
+      }
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    WalWriter writer = writers.get(cls);
+    if (writer == null) {
+      return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
+    }
+    String producer =
+        pending.producerId() < 0
+            ? ""
+            : producerText(
+                new ProducerIdentity(
+                    pending.producerId(), pending.producerEpoch(), pending.baseSequence()));
+    return writer
+        .submit(List.of(pending))
+        .thenApply(
+            acks -> {
+              BatchAck a = acks.get(0);
+              Outcome.BatchStatus st = a.result().status();
+              LoamException refused = Rejections.ofBatch(st, subject, partition, producer);
+              if (refused != null) {
+                throw refused;
+              }
+              return new BatchAppendResult(
+                  a.result().baseOffset(), a.appliedIndex(), st == Outcome.BatchStatus.DUPLICATE);
             });
   }
 
