@@ -30,6 +30,8 @@ public final class Handlers {
     h.put(ApiKeys.API_VERSIONS, new ApiVersionsHandler(() -> self.get().supported()));
     h.put(ApiKeys.METADATA, new MetadataHandler(topics, cluster));
     h.put(ApiKeys.DESCRIBE_CLUSTER, new DescribeClusterHandler(cluster, node.clusterId()));
+    h.put(ApiKeys.PRODUCE, new ProduceHandler(topics));
+    h.put(ApiKeys.FETCH, new FetchHandler(topics, settings.maxFetchWait()));
     h.put(ApiKeys.LIST_OFFSETS, new ListOffsetsHandler(topics));
     h.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(topics));
     h.put(ApiKeys.CREATE_TOPICS, new CreateTopicsHandler(topics));
