@@ -64,7 +64,11 @@ public final class MetadataHandler implements ApiHandler {
     boolean allowAuto = req.version() < 4 || req.data().allowAutoTopicCreation();
     List<CompletableFuture<Found>> each = new ArrayList<>();
     for (MetadataRequestTopic t : req.data().topics()) {
-      if (t.name() == null) {
+      boolean byId =
+          (t.name() == null || t.name().isEmpty())
+              && t.topicId() != null
+              && !t.topicId().equals(Uuid.ZERO_UUID);
+      if (byId || t.name() == null) {
         Uuid id = t.topicId() == null ? Uuid.ZERO_UUID : t.topicId();
         each.add(
             topics
