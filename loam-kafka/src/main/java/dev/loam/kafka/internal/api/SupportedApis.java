@@ -34,7 +34,7 @@ public final class SupportedApis {
     m.put(ApiKeys.API_VERSIONS, range(0, 4));
     m.put(ApiKeys.CREATE_TOPICS, range(2, 7));
     m.put(ApiKeys.DELETE_TOPICS, range(1, 6));
-    m.put(ApiKeys.INIT_PRODUCER_ID, range(0, 6));
+    m.put(ApiKeys.INIT_PRODUCER_ID, range(0, 5));
     m.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, range(2, 4));
     m.put(ApiKeys.DESCRIBE_CONFIGS, range(1, 4));
     m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));

@@ -2,6 +2,7 @@ package dev.loam.kafka.internal.cluster;
 
 import dev.loam.api.NodeDescription;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Where each node's Kafka listener is. This node's address is the one its gateway bound and
@@ -15,10 +16,22 @@ public final class KafkaEndpoints {
 
   private final String selfNodeId;
   private final HostPort self;
+  private final Function<NodeDescription, Optional<String>> registry;
 
+  /** This node's listener only: no other node's address is known. */
   public KafkaEndpoints(String selfNodeId, HostPort self) {
+    this(selfNodeId, self, n -> Optional.empty());
+  }
+
+  /**
+   * @param registry a node's published {@value #ENDPOINT} address ({@code host:port}) as the node
+   *     registry has it
+   */
+  public KafkaEndpoints(
+      String selfNodeId, HostPort self, Function<NodeDescription, Optional<String>> registry) {
     this.selfNodeId = selfNodeId;
     this.self = self;
+    this.registry = registry;
   }
 
   /** This node's id. */
@@ -36,6 +49,6 @@ public final class KafkaEndpoints {
     if (node.nodeId().equals(selfNodeId)) {
       return Optional.of(self);
     }
-    return Optional.empty();
+    return registry.apply(node).flatMap(HostPort::parse);
   }
 }
