@@ -71,6 +71,28 @@ class PipeliningIT {
   }
 
   @Test
+  void withOneRequestInFlightReadingPausesAndResumesAndEveryRequestIsAnswered() throws Exception {
+    try (KafkaTestSupport one =
+            new KafkaTestSupport(
+                dir.resolve("one"), KafkaTestSupport.FAST, b -> b.maxInFlightPerConnection(1));
+        RawKafkaClient c = new RawKafkaClient(one.gateway.port())) {
+      one.node.log().createStream("default", "t", StreamSpec.standard(1)).join();
+      List<RequestHeader> sent = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        sent.add(c.send(produce("t", 0, batch(-1, (short) -1, -1, 1, 1000 + i), (short) -1)));
+      }
+      List<Long> offsets = new ArrayList<>();
+      for (RequestHeader h : sent) {
+        ProduceResponse r = c.read(h);
+        offsets.add(
+            r.data().responses().iterator().next().partitionResponses().get(0).baseOffset());
+      }
+      // One at a time, so in order.
+      assertThat(offsets).containsExactly(0L, 1L, 2L, 3L, 4L);
+    }
+  }
+
+  @Test
   void aLongPollOverSeveralPartitionsWakesWhenAnyGetsData() throws Exception {
     try (RawKafkaClient c = new RawKafkaClient(k.gateway.port())) {
       FetchRequestData.FetchTopic topic = new FetchRequestData.FetchTopic().setTopic("t");

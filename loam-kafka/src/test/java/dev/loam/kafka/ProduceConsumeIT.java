@@ -130,6 +130,41 @@ class ProduceConsumeIT {
     }
   }
 
+  @Test
+  void kafkaAndTheNativeApiReadEachOthersRecords() throws Exception {
+    k.node.log().createStream("default", "mixed", dev.loam.api.StreamSpec.standard(1)).join();
+    k.node
+        .log()
+        .append(
+            "default",
+            "mixed",
+            List.of(
+                dev.loam.api.AppendRecord.of("native-key", "native-value")
+                    .withTimestamp(1_600_000_000_000L)
+                    .withHeaders(List.of(new dev.loam.api.Header("h", b("x"))))))
+        .join();
+    try (KafkaProducer<byte[], byte[]> p = k.producer(Map.of())) {
+      p.send(new ProducerRecord<>("mixed", 0, 1_600_000_001_000L, b("kafka-key"), b("kafka-value")))
+          .get();
+    }
+    try (KafkaConsumer<byte[], byte[]> c = k.consumer()) {
+      c.assign(List.of(tp("mixed", 0)));
+      List<ConsumerRecord<byte[], byte[]>> got = pollFor(c, 2);
+      assertThat(got).hasSize(2);
+      assertThat(got.get(0).key()).isEqualTo(b("native-key"));
+      assertThat(got.get(0).value()).isEqualTo(b("native-value"));
+      assertThat(got.get(0).timestamp()).isEqualTo(1_600_000_000_000L);
+      assertThat(got.get(0).headers().lastHeader("h").value()).isEqualTo(b("x"));
+      assertThat(got.get(1).offset()).isEqualTo(1);
+    }
+    var fetched =
+        k.node.log().fetch("default", "mixed", 0, 1, 1 << 20, java.time.Duration.ZERO).join();
+    assertThat(fetched.records()).hasSize(1);
+    assertThat(fetched.records().get(0).key()).isEqualTo(b("kafka-key"));
+    assertThat(fetched.records().get(0).value()).isEqualTo(b("kafka-value"));
+    assertThat(fetched.records().get(0).timestamp()).isEqualTo(1_600_000_001_000L);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"none", "gzip", "zstd"})
   void everyCompressionRoundTrips(String codec) throws Exception {
