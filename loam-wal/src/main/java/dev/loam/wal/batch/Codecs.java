@@ -31,14 +31,17 @@ final class Codecs {
   /** Kafka's default zstd level (CompressionType.ZSTD default). */
   static final int ZSTD_LEVEL = 3;
 
-  // lz4-java's compressors, decompressors and hashes are stateless and thread-safe. The fast
-  // compressor is the one Kafka uses at its default lz4 level.
-  private static final LZ4Compressor LZ4_COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
-  private static final LZ4SafeDecompressor LZ4_DECOMPRESSOR =
-      LZ4Factory.fastestInstance().safeDecompressor();
-  private static final XXHash32 XXHASH32 = XXHashFactory.fastestInstance().hash32();
-
   private Codecs() {}
+
+  /**
+   * lz4-java's instances, created on first lz4 use (they load lz4-java's native library). They are
+   * stateless and thread-safe; the fast compressor is the one Kafka uses at its default level.
+   */
+  private static final class Lz4 {
+    static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
+    static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.fastestInstance().safeDecompressor();
+    static final XXHash32 XXHASH32 = XXHashFactory.fastestInstance().hash32();
+  }
 
   /** Output stream decorators of the stream codecs. */
   private interface Wrapper {
@@ -64,8 +67,8 @@ final class Codecs {
                       out,
                       LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB,
                       -1L,
-                      LZ4_COMPRESSOR,
-                      XXHASH32,
+                      Lz4.COMPRESSOR,
+                      Lz4.XXHASH32,
                       LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE));
     };
   }
@@ -168,7 +171,7 @@ final class Codecs {
       case ZSTD -> new ZstdInputStreamNoFinalizer(in);
       case GZIP -> new GZIPInputStream(in, 8 * 1024);
       // One frame only (readSingleFrame): the caller then requires the input to be used up.
-      case LZ4 -> new LZ4FrameInputStream(in, LZ4_DECOMPRESSOR, XXHASH32, true);
+      case LZ4 -> new LZ4FrameInputStream(in, Lz4.DECOMPRESSOR, Lz4.XXHASH32, true);
       case NONE, SNAPPY ->
           throw new LoamException(LoamException.Kind.INTERNAL, "not a stream codec: " + c);
     };

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.loam.error.CorruptionException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +22,7 @@ import net.jpountz.lz4.LZ4FrameOutputStream.FLG;
 import net.jpountz.xxhash.XXHashFactory;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -119,6 +121,51 @@ class KafkaCodecInteropTest {
     for (List<RecordData> in : List.of(KafkaInteropTest.sample(), many())) {
       BatchSettings s = settings(c, TimestampType.CREATE_TIME);
       assertThat(RecordBatchEncoder.encode(s, in)).isEqualTo(kafkaEncode(s, in));
+    }
+  }
+
+  /** Kafka's own compressing stream, outside any batch. */
+  static byte[] kafkaStream(Compression c, byte[] data) throws IOException {
+    ByteBufferOutputStream buf = new ByteBufferOutputStream(1024);
+    try (OutputStream out = KafkaInteropTest.kafkaCompression(c).wrapForOutput(buf, (byte) 2)) {
+      out.write(data);
+    }
+    ByteBuffer b = buf.buffer().flip();
+    byte[] bytes = new byte[b.remaining()];
+    b.get(bytes);
+    return bytes;
+  }
+
+  /**
+   * Kafka's streams at the sizes where framing changes (empty, one byte, around one 64 KiB lz4
+   * block, many 32 KiB snappy chunks), compressible and not (lz4 then stores blocks raw): each
+   * decodes to its input, and Loam's encoder writes the same bytes.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Compression.class,
+      names = {"GZIP", "SNAPPY", "LZ4", "ZSTD"})
+  void kafkasStreamsDecodeAtEverySize(Compression c) throws IOException {
+    Random rnd = new Random(11);
+    for (int size : new int[] {0, 1, 100, 32_768, 65_535, 65_536, 65_537, 300_000}) {
+      for (boolean compressible : new boolean[] {true, false}) {
+        byte[] data = new byte[size];
+        if (compressible) {
+          for (int i = 0; i < size; i++) {
+            data[i] = (byte) (i % 7);
+          }
+        } else {
+          rnd.nextBytes(data);
+        }
+        byte[] theirs = kafkaStream(c, data);
+        ByteBuffer out = Codecs.decompress(c, ByteBuffer.wrap(theirs), size, "at position=0");
+        byte[] back = new byte[out.remaining()];
+        out.get(back);
+        assertThat(back).as("size %d compressible %s", size, compressible).isEqualTo(data);
+        if (c == Compression.SNAPPY || c == Compression.LZ4) {
+          assertThat(Codecs.compress(c, data, size)).isEqualTo(theirs);
+        }
+      }
     }
   }
 
