@@ -214,7 +214,8 @@ public interface Log {
   /**
    * The live nodes of the cluster, sorted by id; only those in {@code zone} when it is present. A
    * node is live from its registration until it leaves or stops renewing for the liveness timeout
-   * ({@link OwnershipSettings}).
+   * ({@link OwnershipSettings}). Each carries the endpoints its current process advertised ({@link
+   * #advertiseEndpoint}).
    */
   CompletableFuture<List<NodeDescription>> listNodes(Optional<String> zone);
 
@@ -236,4 +237,21 @@ public interface Log {
    * it out of placement.
    */
   CompletableFuture<NodeDescription> setNodeSlots(String nodeId, int slots);
+
+  /**
+   * Publishes one endpoint of this node in the cluster's node registry: where a listener of this
+   * node (a Kafka gateway, a gRPC or OTLP port) is reached, so that every node can tell its clients
+   * ({@link #listNodes}). Sets or replaces the endpoint {@code name}; an empty {@code address}
+   * removes it. Idempotent: the same value again changes nothing. Completes with this node's
+   * registry record once the change is applied.
+   *
+   * <p>Endpoints belong to this process: a restart registers the node at a new epoch without
+   * endpoints, and its listeners advertise again when they start. {@code name} is {@code
+   * [a-z][a-z0-9_-]{0,31}}, {@code address} at most 255 characters, and a node has at most 16
+   * endpoints; anything else (null included) fails {@code INVALID}. Fails {@code FENCED} when this
+   * process was superseded by a newer registration of its node or declared dead, {@code
+   * UNAVAILABLE} or {@code OUTCOME_UNKNOWN} when the metastore cannot be reached or did not answer
+   * (a retry is safe: the call is idempotent); all as a failed future, never thrown.
+   */
+  CompletableFuture<NodeDescription> advertiseEndpoint(String name, String address);
 }

@@ -71,7 +71,12 @@ class BatchAppendTest {
     try (LoamNode node = open()) {
       Log log = withStream(node);
       for (Compression c :
-          List.of(Compression.NONE, Compression.gzip().build(), Compression.zstd().build())) {
+          List.of(
+              Compression.NONE,
+              Compression.gzip().build(),
+              Compression.snappy().build(),
+              Compression.lz4().build(),
+              Compression.zstd().build())) {
         ByteBuffer sent =
             plain(c, rec(1000, "a", "one"), rec(1001, null, "two"), rec(1002, "c", null));
         BatchAppendResult r = await(log.appendBatch("ns", "s", 1, sent.duplicate()));

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -90,6 +91,25 @@ class ConsumersAndProducersIT {
     assertThat(json(h.get("/v1/cluster/nodes?zone=" + zone)).path("nodes")).hasSize(1);
     assertThat(json(h.get("/v1/cluster/nodes?zone=nowhere")).path("nodes")).isEmpty();
     assertProblem(h.get("/v1/cluster/nodes?az=x"), 400, "invalid");
+  }
+
+  @Test
+  void clusterNodesShowTheirEndpointsAsAnObject() throws Exception {
+    JsonNode none = json(h.get("/v1/cluster/nodes")).path("nodes").get(0);
+    assertThat(none.path("endpoints").isObject()).as(none.toString()).isTrue();
+    assertThat(none.path("endpoints").size()).isZero();
+
+    h.node.log().advertiseEndpoint("otlp-grpc", "10.0.0.5:4317").get(5, TimeUnit.SECONDS);
+    h.node.log().advertiseEndpoint("kafka", "10.0.0.5:9092").get(5, TimeUnit.SECONDS);
+    JsonNode n = json(h.get("/v1/cluster/nodes")).path("nodes").get(0);
+    JsonNode endpoints = n.path("endpoints");
+    assertThat(endpoints.path("kafka").asText()).isEqualTo("10.0.0.5:9092");
+    assertThat(endpoints.path("otlp-grpc").asText()).isEqualTo("10.0.0.5:4317");
+    // By name, whatever order they were advertised in.
+    assertThat(endpoints.fieldNames()).toIterable().containsExactly("kafka", "otlp-grpc");
+    assertThat(json(h.get("/v1/cluster/nodes?zone=" + n.path("zone").asText())).path("nodes"))
+        .first()
+        .satisfies(z -> assertThat(z.path("endpoints")).isEqualTo(endpoints));
   }
 
   @Test

@@ -235,6 +235,33 @@ public abstract class MetastoreContractTest {
     assertThat(partition(s, 0).highWatermark()).isZero();
   }
 
+  // ---- node endpoints (bodies in NodeEndpointCases)
+
+  @Test
+  protected void nodeEndpointsAreSetAndReplaced() {
+    NodeEndpointCases.setAndReplace(this);
+  }
+
+  @Test
+  protected void anEmptyAddressRemovesANodeEndpoint() {
+    NodeEndpointCases.removeWithAnEmptyAddress(this);
+  }
+
+  @Test
+  protected void aStaleEpochCannotSetANodeEndpoint() {
+    NodeEndpointCases.staleEpochIsRefused(this);
+  }
+
+  @Test
+  protected void reRegisteringAtAHigherEpochClearsTheNodeEndpoints() {
+    NodeEndpointCases.reRegistrationAtAHigherEpochClears(this);
+  }
+
+  @Test
+  protected void invalidNodeEndpointsAreRefused() {
+    NodeEndpointCases.invalidEndpointsAreRefused(this);
+  }
+
   // ---- the cluster id
 
   @Test

@@ -31,7 +31,7 @@ import org.apache.kafka.common.Uuid;
  * fsync per write ({@code log.flush.interval.messages} unset): an acks=all ack means "in this
  * broker's page cache", while Loam's filesystem store fsyncs before it acks.
  */
-final class KafkaBroker implements AutoCloseable {
+final class KafkaBroker implements KafkaTarget, AutoCloseable {
   /** The broker version that {@code target/kafka-lib} holds (loam-bench/pom.xml). */
   static final String VERSION = "4.4.0";
 
@@ -229,12 +229,14 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** {@code host:port} of the PLAINTEXT listener. */
-  String bootstrap() {
+  @Override
+  public String bootstrap() {
     return bootstrap;
   }
 
   /** An admin client of this broker, created on first use and closed with it. */
-  synchronized Admin admin() {
+  @Override
+  public synchronized Admin admin() {
     if (admin == null) {
       Map<String, Object> conf = new LinkedHashMap<>();
       conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -247,7 +249,8 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** CPU time of the broker JVM so far, in ns (-1 if the OS does not say). */
-  long cpuNanos() {
+  @Override
+  public long cpuNanos() {
     return process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
   }
 

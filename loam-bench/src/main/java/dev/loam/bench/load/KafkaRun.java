@@ -31,10 +31,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * One run of one scenario through the Kafka Java client against a {@link KafkaBroker}: the same
- * workload as {@link LoadRun} (same {@link RecordGenerator}, producer threads, "appends" of {@code
- * recordsPerAppend} records with at most {@code inFlight} of them outstanding per producer, rate,
- * partitions, consumers, warm-up and window) on a fresh topic, deleted afterwards.
+ * One run of one scenario through the Kafka Java client against a {@link KafkaTarget} (the Apache
+ * Kafka broker, or Loam's Kafka gateway): the same workload as {@link LoadRun} (same {@link
+ * RecordGenerator}, producer threads, "appends" of {@code recordsPerAppend} records with at most
+ * {@code inFlight} of them outstanding per producer, rate, partitions, consumers, warm-up and
+ * window) on a fresh topic, deleted afterwards.
  *
  * <p>An append is {@code recordsPerAppend} {@code send()} calls sharing one send time; it is acked
  * when the last of its records is, which is what its ack latency measures (Loam acks a whole {@code
@@ -57,7 +58,7 @@ final class KafkaRun {
   private static final long MAX_MICROS = 600_000_000L;
 
   private final BenchConfig c;
-  private final KafkaBroker broker;
+  private final KafkaTarget broker;
   private final String topic;
   private final boolean fsync;
   private final Recorder ack = new Recorder(MAX_MICROS, 3);
@@ -74,7 +75,7 @@ final class KafkaRun {
   private long measureStart;
   private long measureEnd;
 
-  KafkaRun(BenchConfig c, KafkaBroker broker, String topic, boolean fsync) {
+  KafkaRun(BenchConfig c, KafkaTarget broker, String topic, boolean fsync) {
     this.c = c;
     this.broker = broker;
     this.topic = topic;

@@ -44,6 +44,7 @@ import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.PartitionInfo;
+import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
@@ -291,13 +292,33 @@ public final class LogService implements Log {
     return ownership.setSlots(node, slots).thenApply(LogService::describeNode);
   }
 
+  @Override
+  public CompletableFuture<NodeDescription> advertiseEndpoint(String name, String address) {
+    if (name == null || address == null) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "an endpoint has a name and an address (empty removes it) node="
+                  + nodeId
+                  + " endpoint="
+                  + name));
+    }
+    // The metastore's refusals name the node and the (shortened) endpoint; a fenced one names
+    // only the node, so the endpoint is added, cut like the metastore cuts it.
+    int max = SetNodeEndpoint.MAX_NAME_LENGTH + 16;
+    String subject = "endpoint=" + (name.length() <= max ? name : name.substring(0, max) + "...");
+    return propose(new SetNodeEndpoint(origin(), name, address), subject)
+        .thenApply(o -> describeNode(((Outcome.NodeRegistered) o).node()));
+  }
+
   private static NodeDescription describeNode(NodeInfo n) {
     return new NodeDescription(
         n.id(),
         n.epoch(),
         n.advertisedAddress() == null ? "" : n.advertisedAddress(),
         n.zone() == null ? "" : n.zone(),
-        n.slots());
+        n.slots(),
+        n.endpoints());
   }
 
   private StreamDescription describe(StreamInfo s) {

@@ -47,13 +47,18 @@ public final class JsonViews {
     return j;
   }
 
-  /** Writes a node's members into {@code into}. */
+  /**
+   * Writes a node's members into {@code into}; its endpoints as an object from name to address, by
+   * name, empty when it advertised none.
+   */
   public static ObjectNode node(ObjectNode into, NodeDescription d) {
     into.put("node_id", d.nodeId());
     into.put("epoch", d.epoch());
     into.put("address", d.advertisedAddress());
     into.put("zone", d.zone());
     into.put("slots", d.slots());
+    ObjectNode endpoints = into.putObject("endpoints");
+    d.endpoints().forEach(endpoints::put);
     return into;
   }
 

@@ -27,6 +27,7 @@ import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.SwapSegment;
@@ -70,6 +71,7 @@ public final class CommandCodec {
   static final int TAG_TRANSFER_STREAM = 22;
   static final int TAG_OWNER_FENCED = 23;
   static final int TAG_INIT_CLUSTER = 24;
+  static final int TAG_SET_NODE_ENDPOINT = 25;
 
   /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
   static final int UPDATE_RETENTION_MILLIS = 1;
@@ -256,6 +258,10 @@ public final class CommandCodec {
       w.u8(TAG_INIT_CLUSTER);
       writeOrigin(w, c.origin());
       w.string(c.clusterId());
+    } else if (command instanceof SetNodeEndpoint c) {
+      w.u8(TAG_SET_NODE_ENDPOINT);
+      writeOrigin(w, c.origin());
+      w.string(c.name()).string(c.address());
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -437,6 +443,11 @@ public final class CommandCodec {
           case TAG_OWNER_FENCED -> readOwnerFenced(r);
           case TAG_INIT_CLUSTER ->
               new InitCluster(readOrigin(r), r.string("initCluster.clusterId"));
+          case TAG_SET_NODE_ENDPOINT -> {
+            Origin o = readOrigin(r);
+            String name = r.string("setNodeEndpoint.name");
+            yield new SetNodeEndpoint(o, name, r.string("setNodeEndpoint.address"));
+          }
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

@@ -12,6 +12,8 @@ import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Encodes and decodes {@link Outcome}s: kept in snapshots inside commit dedupe records, and sent
@@ -40,6 +42,12 @@ public final class OutcomeCodec {
   static final int TAG_OWNERSHIP_CHANGED = 16;
   static final int TAG_CLUSTER_INITIALIZED = 17;
 
+  /**
+   * NodeRegistered of a node with endpoints: tag 2's body, then the endpoints. A node without
+   * endpoints keeps tag 2, so every outcome that predates endpoints keeps its bytes.
+   */
+  static final int TAG_NODE_REGISTERED_WITH_ENDPOINTS = 18;
+
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
   private OutcomeCodec() {}
@@ -63,13 +71,19 @@ public final class OutcomeCodec {
     if (outcome instanceof Outcome.Rejected o) {
       w.u8(TAG_REJECTED).u8(reasonCode(o.reason())).nullableString(o.message());
     } else if (outcome instanceof Outcome.NodeRegistered o) {
-      w.u8(TAG_NODE_REGISTERED);
       NodeInfo n = o.node();
+      w.u8(n.endpoints().isEmpty() ? TAG_NODE_REGISTERED : TAG_NODE_REGISTERED_WITH_ENDPOINTS);
       w.string(n.id())
           .i64(n.epoch())
           .nullableString(n.advertisedAddress())
           .i32(n.slots())
           .nullableString(n.zone());
+      if (!n.endpoints().isEmpty()) {
+        w.i32(n.endpoints().size());
+        for (Map.Entry<String, String> e : n.endpoints().entrySet()) {
+          w.string(e.getKey()).string(e.getValue());
+        }
+      }
     } else if (outcome instanceof Outcome.NamespaceCreated o) {
       w.u8(TAG_NAMESPACE_CREATED).string(o.name());
     } else if (outcome instanceof Outcome.StreamCreated o) {
@@ -137,14 +151,11 @@ public final class OutcomeCodec {
           case TAG_REJECTED ->
               new Outcome.Rejected(
                   reason(r, r.u8("rejected.reason")), r.nullableString("rejected.message"));
-          case TAG_NODE_REGISTERED ->
-              new Outcome.NodeRegistered(
-                  new NodeInfo(
-                      r.string("node.id"),
-                      r.i64("node.epoch"),
-                      r.nullableString("node.advertisedAddress"),
-                      r.i32("node.slots"),
-                      r.nullableString("node.zone")));
+          case TAG_NODE_REGISTERED -> new Outcome.NodeRegistered(readNode(r));
+          case TAG_NODE_REGISTERED_WITH_ENDPOINTS -> {
+            NodeInfo n = readNode(r);
+            yield new Outcome.NodeRegistered(n.withEndpoints(readEndpoints(r)));
+          }
           case TAG_NAMESPACE_CREATED ->
               new Outcome.NamespaceCreated(r.string("namespaceCreated.name"));
           case TAG_STREAM_CREATED -> {
@@ -195,6 +206,38 @@ public final class OutcomeCodec {
         };
     r.expectEnd();
     return o;
+  }
+
+  private static NodeInfo readNode(BinaryReader r) {
+    return new NodeInfo(
+        r.string("node.id"),
+        r.i64("node.epoch"),
+        r.nullableString("node.advertisedAddress"),
+        r.i32("node.slots"),
+        r.nullableString("node.zone"));
+  }
+
+  /**
+   * Tag 18's endpoints: at least one (none is tag 2), names strictly increasing, so that each
+   * outcome has exactly one encoding. The codec checks only that; names and addresses are the state
+   * machine's to validate.
+   */
+  private static TreeMap<String, String> readEndpoints(BinaryReader r) {
+    int n = r.count("node.endpoints.count", 4 + 4);
+    if (n < 1) {
+      throw r.corrupt("node.endpoints.count", "tag 18 carries at least one endpoint count=0");
+    }
+    TreeMap<String, String> out = new TreeMap<>();
+    String prev = null;
+    for (int i = 0; i < n; i++) {
+      String name = r.string("node.endpoint.name");
+      if (prev != null && prev.compareTo(name) >= 0) {
+        throw r.corrupt("node.endpoint.name", "unsorted or duplicate endpoint name=" + name);
+      }
+      out.put(name, r.string("node.endpoint.address"));
+      prev = name;
+    }
+    return out;
   }
 
   /** The StreamCreated body: id, namespace, name, config. */

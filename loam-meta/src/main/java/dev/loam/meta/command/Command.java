@@ -28,7 +28,8 @@ public sealed interface Command
         CloseStream,
         TransferStream,
         OwnerFenced,
-        InitCluster {
+        InitCluster,
+        SetNodeEndpoint {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

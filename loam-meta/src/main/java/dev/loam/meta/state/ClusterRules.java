@@ -22,6 +22,7 @@ import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.StreamOwnership;
 import dev.loam.meta.command.SwapSegment;
@@ -79,10 +80,19 @@ final class ClusterRules {
     if (current != null && o.nodeEpoch() < current.epoch()) {
       return staleEpoch(o, current);
     }
-    // Equal epoch: an idempotent re-registration that may update address, slots and zone. Higher:
-    // replaces the record, and checkNode then refuses every command of the older epoch.
+    // Equal epoch: an idempotent re-registration that may update address, slots and zone, and
+    // keeps the endpoints (the same process). Higher: replaces the record, without endpoints (a new
+    // process may listen elsewhere; its listeners advertise again), and checkNode then refuses
+    // every command of the older epoch.
+    boolean sameProcess = current != null && o.nodeEpoch() == current.epoch();
     NodeInfo node =
-        new NodeInfo(o.nodeId(), o.nodeEpoch(), c.advertisedAddress(), c.slots(), c.zone());
+        new NodeInfo(
+            o.nodeId(),
+            o.nodeEpoch(),
+            c.advertisedAddress(),
+            c.slots(),
+            c.zone(),
+            sameProcess ? current.endpoints() : null);
     nodes.put(node.id(), node);
     if (current == null || o.nodeEpoch() > current.epoch()) {
       ownership.registeredAnew(node.id());
@@ -242,9 +252,14 @@ final class ClusterRules {
           RejectReason.INVALID,
           "slots must be 0.." + SetNodeSlots.MAX_SLOTS + " node=" + n.id() + " slots=" + c.slots());
     }
-    NodeInfo updated = new NodeInfo(n.id(), n.epoch(), n.advertisedAddress(), c.slots(), n.zone());
+    NodeInfo updated = n.withSlots(c.slots());
     nodes.put(n.id(), updated);
     return new Outcome.NodeRegistered(updated);
+  }
+
+  /** Sets or removes one endpoint of the proposer; see {@link NodeEndpoints#set}. */
+  Outcome setNodeEndpoint(SetNodeEndpoint c) {
+    return NodeEndpoints.set(nodes, c);
   }
 
   Outcome placeStream(PlaceStream c) {
@@ -461,6 +476,21 @@ final class ClusterRules {
 
   // ---- snapshot sections (docs/formats/metastore-snapshot.md); ownership has its own, version 4
 
+  /** Whether some node advertises an endpoint: the snapshot needs version 6 to hold it. */
+  boolean hasEndpoints() {
+    return NodeEndpoints.any(nodes);
+  }
+
+  /** The version 6 section: every node's endpoints; see {@link NodeEndpoints#write}. */
+  void writeEndpoints(BinaryWriter w) {
+    NodeEndpoints.write(w, nodes);
+  }
+
+  /** Reads {@link #writeEndpoints}'s section into the restored registry. */
+  void readEndpoints(BinaryReader r, int version) {
+    NodeEndpoints.read(r, nodes, version);
+  }
+
   /** Whether the cluster id is set: the snapshot needs version 5 to hold it. */
   boolean hasClusterId() {
     return clusterId != null;
@@ -469,7 +499,8 @@ final class ClusterRules {
   /**
    * The version 5 section: the cluster id as a {@code str?}. Version 5 is written only when the id
    * is set, so a v5 writer never writes null; the nullable encoding is there so that a later
-   * version, written for a section of its own, can hold a state without a cluster id unchanged.
+   * version, written for a section of its own (version 6: endpoints), can hold a state without a
+   * cluster id unchanged.
    */
   void writeClusterId(BinaryWriter w) {
     w.nullableString(clusterId);
@@ -477,12 +508,15 @@ final class ClusterRules {
 
   /**
    * Reads {@link #writeClusterId}'s section. Null in version 5, or an id the rule would refuse, is
-   * corruption: no v5 writer produces either.
+   * corruption: no v5 writer produces either. From version 6 on null is a state without an id.
    */
-  void readClusterId(BinaryReader r) {
+  void readClusterId(BinaryReader r, int version) {
     String id = r.nullableString("clusterId");
     if (id == null) {
-      throw r.corrupt("clusterId", "a version 5 snapshot must hold a cluster id");
+      if (version == 5) {
+        throw r.corrupt("clusterId", "a version 5 snapshot must hold a cluster id");
+      }
+      return;
     }
     if (!InitCluster.isValidClusterId(id)) {
       throw r.corrupt(

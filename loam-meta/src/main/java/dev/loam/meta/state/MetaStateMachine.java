@@ -28,6 +28,7 @@ import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.SwapSegment;
 import dev.loam.meta.command.TransferStream;
@@ -62,10 +63,11 @@ public final class MetaStateMachine {
    * retired objects, producer ids or named consumers; version 2 with retired objects only; version
    * 3 (retired objects, the producer-id counter and named consumers) when there is no ownership
    * activity; version 4 (version 3 plus node liveness and stream ownership) when there is but no
-   * cluster id is set; version 5 (version 4 plus the cluster id) once it is. Restore reads all five
-   * (metastore-snapshot.md).
+   * cluster id is set; version 5 (version 4 plus the cluster id) once it is; version 6 (version 5,
+   * its id possibly unset, plus the nodes' named endpoints) while some node advertises an endpoint.
+   * Restore reads all six (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 5;
+  public static final int SNAPSHOT_VERSION = 6;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -183,6 +185,8 @@ public final class MetaStateMachine {
       return cluster.deregisterNode(c);
     } else if (command instanceof SetNodeSlots c) {
       return cluster.setNodeSlots(c);
+    } else if (command instanceof SetNodeEndpoint c) {
+      return cluster.setNodeEndpoint(c);
     } else if (command instanceof PlaceStream c) {
       return cluster.placeStream(c);
     } else if (command instanceof OpenStream c) {

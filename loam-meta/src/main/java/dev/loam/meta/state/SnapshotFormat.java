@@ -15,7 +15,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Sections by version: 1 holds nodes, namespaces, streams (with partitions) and dedupe records;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
- * liveness and stream ownership; 5 adds the cluster id.
+ * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
+ * named endpoints.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -29,7 +30,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (m.cluster().hasClusterId()) {
+    if (m.cluster().hasEndpoints()) {
+      return 6;
+    } else if (m.cluster().hasClusterId()) {
       return 5;
     } else if (!m.cluster().ownership().isDefault()) {
       return 4;
@@ -61,7 +64,11 @@ final class SnapshotFormat {
       m.cluster().ownership().write(w);
     }
     if (version >= 5) {
+      // Version 5: the cluster id, always set. Version 6: the id or null, then the endpoints.
       m.cluster().writeClusterId(w);
+    }
+    if (version >= 6) {
+      m.cluster().writeEndpoints(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -120,7 +127,10 @@ final class SnapshotFormat {
       m.cluster().ownership().read(r, m.cluster().nodes(), m.catalog().streamsById().keySet());
     }
     if (version >= 5) {
-      m.cluster().readClusterId(r);
+      m.cluster().readClusterId(r, version);
+    }
+    if (version >= 6) {
+      m.cluster().readEndpoints(r, version);
     }
     r.expectEnd();
     return m;

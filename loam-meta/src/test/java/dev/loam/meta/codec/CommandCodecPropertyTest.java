@@ -22,6 +22,8 @@ import dev.loam.meta.command.StreamInfo;
 import dev.loam.wal.DurabilityClass;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -271,8 +273,13 @@ class CommandCodecPropertyTest {
     // Any string, valid or not: the codec carries what the state machine refuses.
     Arbitrary<Command> initCluster =
         Combinators.combine(origins(), text()).as(dev.loam.meta.command.InitCluster::new);
+    // Likewise any name and address, the empty address (a removal) included.
+    Arbitrary<Command> setEndpoint =
+        Combinators.combine(origins(), text(), text())
+            .as(dev.loam.meta.command.SetNodeEndpoint::new);
     return Arbitraries.oneOf(
         List.of(
+            setEndpoint,
             initCluster,
             renew,
             expire,
@@ -312,6 +319,15 @@ class CommandCodecPropertyTest {
                 Arbitraries.integers(),
                 text().injectNull(0.2))
             .as((a, b, c, d, e) -> new Outcome.NodeRegistered(new NodeInfo(a, b, c, d, e)));
+    // With endpoints (outcome tag 18) as well as without (tag 2).
+    Arbitrary<Map<String, String>> endpoints =
+        Arbitraries.maps(text(), text()).ofMinSize(1).ofMaxSize(4);
+    Arbitrary<Outcome> nodeWithEndpoints =
+        Combinators.combine(node, endpoints)
+            .as(
+                (o, e) ->
+                    new Outcome.NodeRegistered(
+                        ((Outcome.NodeRegistered) o).node().withEndpoints(new TreeMap<>(e))));
     Arbitrary<Outcome> ns = text().map(Outcome.NamespaceCreated::new);
     Arbitrary<Outcome> stream =
         Combinators.combine(Arbitraries.longs(), text(), text(), configs())
@@ -404,6 +420,7 @@ class CommandCodecPropertyTest {
             partitionsAdded,
             rejected,
             node,
+            nodeWithEndpoints,
             ns,
             stream,
             deleted,

@@ -97,6 +97,8 @@ import java.util.stream.Stream;
  *       #outcomesCluster()}.
  *   <li>{@value #SNAPSHOT_V5}: a v5 snapshot (the cluster id, with empty v2..v4 sections) after
  *       {@link #snapshotV5Commands()}.
+ *   <li>The named endpoints' files (command tag 25, outcome tag 18, snapshot version 6), whose
+ *       fixtures are in {@link MetaGoldenFixturesEndpoints}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -150,6 +152,18 @@ public final class MetaGoldenFilesWriter {
     writeNew(dir, COMMANDS_V1_CLUSTER, frame(commandsCluster().stream().map(CommandCodec::encode)));
     writeNew(dir, OUTCOMES_V1_CLUSTER, frame(outcomesCluster().stream().map(OutcomeCodec::encode)));
     writeNew(dir, SNAPSHOT_V5, state(snapshotV5Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesEndpoints.COMMANDS_V1_ENDPOINTS,
+        frame(MetaGoldenFixturesEndpoints.commandsEndpoints().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesEndpoints.OUTCOMES_V1_ENDPOINTS,
+        frame(MetaGoldenFixturesEndpoints.outcomesEndpoints().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesEndpoints.SNAPSHOT_V6,
+        state(MetaGoldenFixturesEndpoints.snapshotV6Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

@@ -60,6 +60,13 @@ class MetaStateMachinePropertyTest {
         // Rare, so that most sequences keep a snapshot of version 1 to 4 and some reach 5; an id
         // from a small set, so that later proposals of another id are seen to change nothing.
         out.add(new dev.loam.meta.command.InitCluster(o, rnd.nextBoolean() ? "c-A" : "c-B"));
+      } else if (rnd.nextInt(40) == 0) {
+        // Endpoints come and go (an empty address removes one; a re-registration at a higher
+        // epoch clears them), so sequences reach version 6 and fall back from it.
+        String[] addresses = {"", "h:1", "h:2"};
+        out.add(
+            new dev.loam.meta.command.SetNodeEndpoint(
+                o, rnd.nextBoolean() ? "kafka" : "grpc", addresses[rnd.nextInt(3)]));
       } else if (kind == 20) {
         out.add(new dev.loam.meta.command.AllocateProducerIds(o, 1 + rnd.nextInt(3)));
       } else if (kind == 21) {
@@ -140,10 +147,16 @@ class MetaStateMachinePropertyTest {
       original.apply(++index, cmds.get(i));
     }
     byte[] snap = original.snapshot();
-    // Version 5 exactly when the cluster id is set: the oldest version that holds the state.
+    // Version 6 exactly when some node has an endpoint, else 5 exactly when the cluster id is set:
+    // the oldest version that holds the state.
+    boolean hasEndpoints =
+        original.reader().nodes().stream().anyMatch(n -> !n.endpoints().isEmpty());
     boolean hasId = original.reader().clusterId().isPresent();
     Statistics.label("cluster id set").collect(hasId);
-    assertThat(SnapshotV3Test.version(snap) == 5).isEqualTo(hasId);
+    Statistics.label("endpoints").collect(hasEndpoints);
+    assertThat(SnapshotV3Test.version(snap) == 6).isEqualTo(hasEndpoints);
+    assertThat(SnapshotV3Test.version(snap) == 5).isEqualTo(hasId && !hasEndpoints);
+    assertThat(copy(snap, settings).reader().nodes()).isEqualTo(original.reader().nodes());
     MetaStateMachine copy = MetaStateMachine.restore(snap, settings);
     assertThat(copy.snapshot()).isEqualTo(snap);
     assertThat(copy.reader().clusterId()).isEqualTo(original.reader().clusterId());
@@ -230,6 +243,10 @@ class MetaStateMachinePropertyTest {
     byte[] cut = Arrays.copyOf(snap, (position % snap.length));
     assertThatThrownBy(() -> MetaStateMachine.restore(cut, MetaSettings.defaults()))
         .isInstanceOf(CorruptionException.class);
+  }
+
+  private static MetaStateMachine copy(byte[] snap, MetaSettings settings) {
+    return MetaStateMachine.restore(snap, settings);
   }
 
   @Example

@@ -29,13 +29,14 @@ public final class CompactedBatchEncoder {
    * @param records kept records with absolute offsets, strictly increasing, inside the span; may be
    *     empty (then the batch is written uncompressed with timestamps -1, like Kafka's empty
    *     batches)
-   * @param compression the codec of the records section (NONE, GZIP or ZSTD)
+   * @param compression the codec of the records section, any of Kafka's; compaction passes the
+   *     source batches' codec, so a compacted stream keeps its compression
    * @param timestampType the source batches' type; for LOG_APPEND_TIME every record's timestamp
    *     must be the same and becomes the batch's maxTimestamp
    * @param deleteHorizonMillis the delete horizon to store, or -1 for none
    * @throws LoamException INVALID if an offset is outside the span or out of order, a timestamp is
-   *     negative other than -1, LOG_APPEND_TIME records disagree on their timestamp, the codec is
-   *     unsupported, or {@code lastOffsetDelta < 0}
+   *     negative other than -1, LOG_APPEND_TIME records disagree on their timestamp, or {@code
+   *     lastOffsetDelta < 0}
    */
   public static byte[] encode(
       long baseOffset,
@@ -51,9 +52,6 @@ public final class CompactedBatchEncoder {
               + baseOffset
               + " lastOffsetDelta="
               + lastOffsetDelta);
-    }
-    if (compression == Compression.SNAPPY || compression == Compression.LZ4) {
-      throw Codecs.unsupported(compression, "encode");
     }
     boolean logAppend = timestampType == TimestampType.LOG_APPEND_TIME;
     long maxTimestamp = -1;

@@ -4,8 +4,9 @@ import dev.loam.error.CorruptionException;
 
 /**
  * Compression codec of a Kafka RecordBatch v2, stored in attribute bits 0-2. Loam encodes and
- * decodes {@link #NONE}, {@link #GZIP} and {@link #ZSTD}; {@link #SNAPPY} and {@link #LZ4} batches
- * are recognised but rejected as unsupported when their records are read or written.
+ * decodes all five, in the stream formats Kafka uses (docs/formats/compression.md): gzip members,
+ * the xerial snappy stream (or a raw snappy block), one LZ4 frame of independent blocks, and zstd
+ * frames. Decoding is bounded by {@link RecordBatch#MAX_UNCOMPRESSED_RECORDS_BYTES}.
  */
 public enum Compression {
   NONE(0, "none"),

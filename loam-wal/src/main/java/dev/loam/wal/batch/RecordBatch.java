@@ -1,7 +1,6 @@
 package dev.loam.wal.batch;
 
 import dev.loam.error.CorruptionException;
-import dev.loam.error.LoamException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -228,8 +227,8 @@ public final class RecordBatch {
    * lastOffsetDelta, exactly recordCount records and no trailing bytes.
    *
    * @return fresh records with absolute offsets and timestamps (LOG_APPEND_TIME: maxTimestamp)
-   * @throws CorruptionException naming the failed field
-   * @throws LoamException INVALID if the codec is SNAPPY or LZ4 (unsupported)
+   * @throws CorruptionException naming the failed field, or naming the codec if the records section
+   *     does not decompress or decompresses to more than {@link #MAX_UNCOMPRESSED_RECORDS_BYTES}
    */
   public List<Record> records() {
     String where = "at position=" + position;
@@ -237,9 +236,6 @@ public final class RecordBatch {
     ByteBuffer section =
         buf.slice(RecordBatches.RECORDS_OFFSET, buf.limit() - RecordBatches.RECORDS_OFFSET);
     if (c != Compression.NONE) {
-      if (c == Compression.SNAPPY || c == Compression.LZ4) {
-        throw Codecs.unsupported(c, "decode");
-      }
       section = Codecs.decompress(c, section, MAX_UNCOMPRESSED_RECORDS_BYTES, where);
     }
     RecordsReader r = new RecordsReader(section, where);

@@ -8,8 +8,10 @@ import java.util.zip.CRC32C;
 
 /**
  * Encodes records into one Kafka RecordBatch v2, field for field as kafka-clients'
- * MemoryRecordsBuilder does (docs/formats/record-batch-v2.md). With {@link Compression#NONE} the
- * output is byte-identical to Kafka's. Stateless and thread-safe.
+ * MemoryRecordsBuilder does (docs/formats/record-batch-v2.md), with any of Kafka's codecs
+ * (docs/formats/compression.md). With {@link Compression#NONE}, {@link Compression#SNAPPY} and
+ * {@link Compression#LZ4} the output is byte-identical to Kafka's; gzip and zstd streams differ in
+ * their compressor settings but decode to the same records. Stateless and thread-safe.
  */
 public final class RecordBatchEncoder {
   /** Kafka's NO_TIMESTAMP: the only negative timestamp a record may carry. */
@@ -25,15 +27,12 @@ public final class RecordBatchEncoder {
    *
    * @return a fresh array holding exactly one batch
    * @throws LoamException INVALID if {@code records} is empty, a timestamp is negative other than
-   *     -1, the compression is SNAPPY or LZ4, or the batch would exceed 2 GiB
+   *     -1, or the batch would exceed 2 GiB
    * @throws NullPointerException if an argument or a record is null
    */
   public static byte[] encode(BatchSettings s, List<RecordData> records) {
     if (records.isEmpty()) {
       throw new LoamException(LoamException.Kind.INVALID, "record batch must not be empty count=0");
-    }
-    if (s.compression() == Compression.SNAPPY || s.compression() == Compression.LZ4) {
-      throw Codecs.unsupported(s.compression(), "encode");
     }
     long baseTimestamp = records.get(0).timestamp();
     long maxTimestamp = Long.MIN_VALUE;

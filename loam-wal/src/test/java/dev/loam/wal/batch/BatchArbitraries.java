@@ -42,12 +42,32 @@ public final class BatchArbitraries {
   public static Arbitrary<BatchSettings> settings() {
     return Combinators.combine(
             Arbitraries.longs().between(0, Long.MAX_VALUE / 2),
-            Arbitraries.of(Compression.NONE, Compression.ZSTD, Compression.GZIP),
+            Arbitraries.of(Compression.class),
             Arbitraries.of(TimestampType.class),
             Arbitraries.longs().between(-1, Long.MAX_VALUE),
             Arbitraries.shorts().between((short) -1, Short.MAX_VALUE),
             Arbitraries.integers().between(-1, Integer.MAX_VALUE))
         .as(BatchSettings::new);
+  }
+
+  /**
+   * The batch {@code batch} (header only used) with {@code section} as its records section and
+   * {@code c} as its codec: length and CRC recomputed, so only the section can be wrong.
+   */
+  public static byte[] withSection(byte[] batch, Compression c, byte[] section) {
+    byte[] out = new byte[RecordBatches.HEADER_SIZE + section.length];
+    System.arraycopy(batch, 0, out, 0, RecordBatches.HEADER_SIZE);
+    System.arraycopy(section, 0, out, RecordBatches.HEADER_SIZE, section.length);
+    int attributes = (BigEndian.getU16(out, RecordBatches.ATTRIBUTES_OFFSET) & ~0x07) | c.code();
+    BigEndian.putShort(out, RecordBatches.ATTRIBUTES_OFFSET, attributes);
+    BigEndian.putInt(out, RecordBatches.LENGTH_OFFSET, out.length - RecordBatches.LOG_OVERHEAD);
+    fixCrc(out);
+    return out;
+  }
+
+  /** The records section of a batch, as stored (compressed if the batch is). */
+  public static byte[] section(byte[] batch) {
+    return java.util.Arrays.copyOfRange(batch, RecordBatches.HEADER_SIZE, batch.length);
   }
 
   /** Recomputes the CRC of a batch at offset 0, so tests can forge structurally bad records. */

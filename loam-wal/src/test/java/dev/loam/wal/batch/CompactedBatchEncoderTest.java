@@ -33,7 +33,7 @@ class CompactedBatchEncoderTest {
   @Test
   void recordsKeepTheirOffsetsAndTimestampsAcrossGaps() {
     List<Record> kept = List.of(rec(103, 5000, "a", "1"), rec(107, 4000, "b", null));
-    for (Compression c : List.of(Compression.NONE, Compression.ZSTD, Compression.GZIP)) {
+    for (Compression c : Compression.values()) {
       byte[] bytes =
           CompactedBatchEncoder.encode(100, 9, c, TimestampType.CREATE_TIME, 90_000, kept);
       RecordBatch rb = RecordBatch.readFrom(ByteBuffer.wrap(bytes));
@@ -63,6 +63,41 @@ class CompactedBatchEncoderTest {
           });
       assertThat(offsets).containsExactly(103L, 107L);
       assertThat(timestamps).containsExactly(5000L, 4000L);
+    }
+  }
+
+  /**
+   * What compaction does to a batch a Kafka client built: decode it, keep some records, re-encode
+   * them with the source batch's codec. The codec survives and Kafka reads the kept records.
+   */
+  @Test
+  void reEncodingKafkasBatchesKeepsTheirCodec() {
+    for (Compression c : Compression.values()) {
+      BatchSettings s = new BatchSettings(50, c, TimestampType.CREATE_TIME, -1, (short) -1, -1);
+      byte[] theirs = KafkaInteropTest.kafkaEncode(s, KafkaCodecInteropTest.many());
+      RecordBatch src = RecordBatch.readFrom(ByteBuffer.wrap(theirs));
+      List<Record> kept = src.records().stream().filter(r -> r.offset() % 3 != 0).toList();
+      byte[] bytes =
+          CompactedBatchEncoder.encode(
+              src.baseOffset(),
+              src.lastOffsetDelta(),
+              src.compression(),
+              src.timestampType(),
+              -1,
+              kept);
+      RecordBatch rb = RecordBatch.readFrom(ByteBuffer.wrap(bytes));
+      assertThat(rb.compression()).as("codec %s", c).isEqualTo(c);
+      assertThat(rb.lastOffset()).isEqualTo(src.lastOffset());
+      assertThat(rb.records()).containsExactlyElementsOf(kept);
+
+      MutableRecordBatch kb =
+          MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches().iterator().next();
+      assertThat((int) kb.compressionType().id).isEqualTo(c.code());
+      List<Long> offsets = new ArrayList<>();
+      kb.forEach(r -> offsets.add(r.offset()));
+      assertThat(offsets).containsExactlyElementsOf(kept.stream().map(Record::offset).toList());
+      assertThat(KafkaInteropTest.kafkaDecode(bytes))
+          .containsExactlyElementsOf(kept.stream().map(Record::toData).toList());
     }
   }
 

@@ -6,6 +6,7 @@ import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.Record;
 import dev.loam.wal.batch.RecordBatch;
+import dev.loam.wal.batch.RecordBatchEncoder;
 import dev.loam.wal.batch.RecordBatches;
 import dev.loam.wal.object.ChunkEncoding;
 import dev.loam.wal.object.ChunkIndexEntry;
@@ -57,6 +58,34 @@ class GoldenFilesTest {
   void recordBatchZstdFromKafka() throws IOException {
     byte[] bytes = golden(GoldenFixtures.BATCH_ZSTD);
     checkBatch(RecordBatch.readFrom(ByteBuffer.wrap(bytes)), Compression.ZSTD);
+  }
+
+  @Test
+  void recordBatchGzipFromKafka() throws IOException {
+    byte[] bytes = golden(GoldenFixtures.BATCH_GZIP);
+    checkBatch(RecordBatch.readFrom(ByteBuffer.wrap(bytes)), Compression.GZIP);
+  }
+
+  /** Kafka's xerial snappy stream; Loam writes the same stream, so its bytes match too. */
+  @Test
+  void recordBatchSnappyFromKafka() throws IOException {
+    byte[] bytes = golden(GoldenFixtures.BATCH_SNAPPY);
+    checkBatch(RecordBatch.readFrom(ByteBuffer.wrap(bytes)), Compression.SNAPPY);
+    assertThat(
+            RecordBatchEncoder.encode(
+                GoldenFixtures.settings(Compression.SNAPPY), GoldenFixtures.records()))
+        .isEqualTo(bytes);
+  }
+
+  /** Kafka's LZ4 frame; Loam writes the same frame, so its bytes match too. */
+  @Test
+  void recordBatchLz4FromKafka() throws IOException {
+    byte[] bytes = golden(GoldenFixtures.BATCH_LZ4);
+    checkBatch(RecordBatch.readFrom(ByteBuffer.wrap(bytes)), Compression.LZ4);
+    assertThat(
+            RecordBatchEncoder.encode(
+                GoldenFixtures.settings(Compression.LZ4), GoldenFixtures.records()))
+        .isEqualTo(bytes);
   }
 
   @Test

@@ -20,6 +20,9 @@ final class GoldenFixtures {
 
   static final String BATCH_NONE = "record-batch-v2-none.bin";
   static final String BATCH_ZSTD = "record-batch-v2-zstd.bin";
+  static final String BATCH_GZIP = "record-batch-v2-gzip.bin";
+  static final String BATCH_SNAPPY = "record-batch-v2-snappy.bin";
+  static final String BATCH_LZ4 = "record-batch-v2-lz4.bin";
   static final String WAL_V1 = "wal-object-v1.bin";
   static final String SEGMENT_V1 = "segment-v1.bin";
 
