@@ -23,9 +23,12 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The Kafka wire-protocol gateway of a Loam node (docs/reference/kafka.md): unmodified Kafka
@@ -39,19 +42,26 @@ import java.util.concurrent.TimeUnit;
  * }
  * }</pre>
  *
- * <p>Thread-safe. {@link #close()} stops accepting and closes every connection (requests still in
- * flight are answered by the node, but their responses are not sent: a client sees a closed
- * connection and retries); it does not close the node.
+ * <p>Once bound, the gateway publishes its {@code host:port} in the node registry under the
+ * endpoint name {@code kafka}, so every gateway of the cluster can name this node in Metadata.
+ *
+ * <p>Thread-safe. {@link #close()} stops accepting, withdraws the endpoint and closes every
+ * connection (requests still in flight are answered by the node, but their responses are not sent:
+ * a client sees a closed connection and retries); it does not close the node.
  */
 public final class KafkaGateway implements AutoCloseable {
   private final EventLoopGroup group;
   private final Channel serverChannel;
   private final ChannelGroup channels;
+  private static final Duration ADVERTISE_TIMEOUT = Duration.ofSeconds(30);
+
   private final HostPort advertised;
+  private final Log log;
   private volatile boolean closed;
 
   private KafkaGateway(LoamNode node, KafkaGatewaySettings settings) {
     Log log = node.log();
+    this.log = log;
     ensureNamespace(log, settings.namespace());
     this.group =
         new NioEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("loam-kafka", true));
@@ -105,6 +115,24 @@ public final class KafkaGateway implements AutoCloseable {
             ((InetSocketAddress) serverChannel.localAddress()).getPort());
     holder.dispatcher =
         Handlers.dispatcher(node, settings, new KafkaEndpoints(node.nodeId(), advertised));
+    try {
+      // Other gateways learn this listener's address from the node registry.
+      log.advertiseEndpoint(KafkaEndpoints.ENDPOINT, advertised.toString())
+          .get(ADVERTISE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new LoamException(Kind.UNAVAILABLE, "interrupted advertising the Kafka listener");
+    } catch (ExecutionException | TimeoutException e) {
+      close();
+      Throwable c = e instanceof ExecutionException ? e.getCause() : e;
+      throw c instanceof LoamException le
+          ? le
+          : new LoamException(
+              Kind.UNAVAILABLE,
+              "cannot advertise the Kafka listener address=" + advertised + ": " + c.getMessage(),
+              c);
+    }
   }
 
   /** Holds the dispatcher, built once the port is bound (Metadata names the bound port). */
@@ -153,6 +181,15 @@ public final class KafkaGateway implements AutoCloseable {
     }
     closed = true;
     serverChannel.close().awaitUninterruptibly();
+    // Best effort: a node that stops without withdrawing leaves the registry when its process
+    // does, and its endpoints with it.
+    try {
+      log.advertiseEndpoint(KafkaEndpoints.ENDPOINT, "").get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // The node may be closing too; nothing else to do.
+    }
     channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }

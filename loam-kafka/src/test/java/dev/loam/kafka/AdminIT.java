@@ -226,6 +226,9 @@ class AdminIT {
     assertThat(c.nodes().get()).hasSize(1);
     assertThat(c.nodes().get().iterator().next().port()).isEqualTo(k.gateway.port());
     assertThat(c.controller().get().id()).isEqualTo(c.nodes().get().iterator().next().id());
+    // The listener is published in the node registry for the other gateways.
+    assertThat(k.node.log().listNodes(java.util.Optional.empty()).join().get(0).endpoints())
+        .containsEntry("kafka", "127.0.0.1:" + k.gateway.port());
 
     admin.createTopics(List.of(new NewTopic("ts", 1, (short) 1))).all().get();
     long[] stamps = {5_000, 9_000, 7_000, 9_000, 1_000};

@@ -166,7 +166,7 @@ class ProduceConsumeIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"none", "gzip", "zstd"})
+  @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
   void everyCompressionRoundTrips(String codec) throws Exception {
     String topic = "codec-" + codec;
     long ts = 1_700_000_000_000L;

@@ -18,9 +18,9 @@ public final class KafkaEndpoints {
   private final HostPort self;
   private final Function<NodeDescription, Optional<String>> registry;
 
-  /** This node's listener only: no other node's address is known. */
+  /** This node's listener, and every other node's as the registry records it. */
   public KafkaEndpoints(String selfNodeId, HostPort self) {
-    this(selfNodeId, self, n -> Optional.empty());
+    this(selfNodeId, self, n -> Optional.ofNullable(n.endpoints().get(ENDPOINT)));
   }
 
   /**

@@ -67,13 +67,12 @@ class ClusterTest {
   }
 
   static NodeDescription node(String id, String zone) {
-    return new NodeDescription(id, 1, "http://" + id, zone, 1);
+    return new NodeDescription(id, 1, "http://" + id, zone, 1, Map.of("kafka", id + ":9092"));
   }
 
-  /** Endpoints where every node serves Kafka at {@code <id>:9092}. */
+  /** The endpoints as the registry has them: every node above serves Kafka at {@code <id>:9092}. */
   static KafkaEndpoints everyNode(String self) {
-    return new KafkaEndpoints(
-        self, new HostPort(self, 9092), n -> Optional.of(n.nodeId() + ":9092"));
+    return new KafkaEndpoints(self, new HostPort(self, 9092));
   }
 
   @Test
@@ -116,7 +115,10 @@ class ClusterTest {
   void aNodeWithoutAKafkaEndpointIsLeftOutButThisNodeIsAlwaysListed() {
     ClusterView view =
         new ClusterView(null, new KafkaEndpoints("n1", new HostPort("127.0.0.1", 1234)));
-    ClusterView.Brokers b = view.build(List.of(node("n2", "z")), Optional.empty());
+    NodeDescription noKafka = new NodeDescription("n2", 1, "http://n2", "z", 1, Map.of());
+    NodeDescription badAddress =
+        new NodeDescription("n3", 1, "http://n3", "z", 1, Map.of("kafka", "no-port"));
+    ClusterView.Brokers b = view.build(List.of(noKafka, badAddress), Optional.empty());
     assertThat(b.all()).extracting(ClusterView.Broker::nodeId).containsExactly("n1");
     assertThat(b.self().address()).isEqualTo(new HostPort("127.0.0.1", 1234));
   }
