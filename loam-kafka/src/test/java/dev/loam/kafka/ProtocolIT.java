@@ -205,6 +205,11 @@ class ProtocolIT {
       b.append(1L, "k".getBytes(), "v".getBytes());
       PartitionProduceResponse tx = only(c.call(produce("t", 0, b.build(), (short) -1)));
       assertThat(Errors.forCode(tx.errorCode())).isEqualTo(Errors.INVALID_RECORD);
+      // No records at all, and an acks value Kafka does not define.
+      assertThat(Errors.forCode(only(c.call(produce("t", 0, null, (short) -1))).errorCode()))
+          .isEqualTo(Errors.INVALID_RECORD);
+      PartitionProduceResponse acks = only(c.call(produce("t", 0, null, (short) 2)));
+      assertThat(Errors.forCode(acks.errorCode())).isEqualTo(Errors.INVALID_REQUIRED_ACKS);
       // Unknown partition and topic.
       assertThat(Errors.forCode(only(c.call(produce("t", 3, good, (short) -1))).errorCode()))
           .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);

@@ -35,7 +35,12 @@ public final class Dispatcher {
     return supported;
   }
 
-  /** The response of {@code request}; empty when it gets none. Never fails. */
+  /**
+   * The response of {@code request}; empty when it gets none. A handler's failure becomes the API's
+   * error response. Fails only with {@link UnanswerableRequestException}, when not even an error
+   * response can be built from the request (Kafka's error-response builders assume well-formed
+   * requests): the connection then closes, as for a malformed frame.
+   */
   public CompletableFuture<Optional<ApiMessage>> dispatch(ClientRequest request) {
     ApiHandler h = handlers.get(request.header().apiKey());
     CompletableFuture<Optional<ApiMessage>> f;
@@ -44,7 +49,34 @@ public final class Dispatcher {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    return f.handle((r, t) -> t == null ? r : Optional.of(errorResponse(request, t)));
+    return f.handle(
+        (r, t) -> {
+          if (t == null) {
+            return r;
+          }
+          try {
+            return Optional.of(errorResponse(request, t));
+          } catch (RuntimeException e) {
+            e.addSuppressed(t);
+            throw new UnanswerableRequestException(request, e);
+          }
+        });
+  }
+
+  /** A request that failed in a way no response of its API can express. */
+  public static final class UnanswerableRequestException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnanswerableRequestException(ClientRequest request, Throwable cause) {
+      super(
+          "no response can be built api="
+              + request.header().apiKey()
+              + " version="
+              + request.version()
+              + ": "
+              + cause,
+          cause);
+    }
   }
 
   static ApiMessage errorResponse(ClientRequest request, Throwable failure) {

@@ -45,13 +45,12 @@ public final class ProduceHandler implements ApiHandler {
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     ProduceRequest req = (ProduceRequest) request.body();
     short acks = req.data().acks();
+    boolean byId = request.version() >= 13;
     if (acks != 0 && acks != 1 && acks != -1) {
       return ApiHandler.answer(
-          req.getErrorResponse(
-                  0, Errors.INVALID_REQUIRED_ACKS.exception("acks must be -1, 0 or 1 acks=" + acks))
-              .data());
+          everyPartition(
+              req, byId, Errors.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1 acks=" + acks));
     }
-    boolean byId = request.version() >= 13;
     int timeoutMs = req.data().timeoutMs();
     List<CompletableFuture<TopicProduceResponse>> each = new ArrayList<>();
     for (TopicProduceData t : req.data().topicData()) {
@@ -67,6 +66,28 @@ public final class ProduceHandler implements ApiHandler {
           ts.forEach(r.responses()::add);
           return Optional.of(r);
         });
+  }
+
+  /**
+   * The same error for every partition of the request. Built here rather than with Kafka's {@code
+   * getErrorResponse}, which assumes every partition carries records.
+   */
+  static ProduceResponseData everyPartition(
+      ProduceRequest req, boolean byId, Errors e, String message) {
+    ProduceResponseData r = new ProduceResponseData().setThrottleTimeMs(0);
+    for (TopicProduceData t : req.data().topicData()) {
+      TopicProduceResponse tr = new TopicProduceResponse();
+      if (byId) {
+        tr.setTopicId(t.topicId());
+      } else {
+        tr.setName(t.name());
+      }
+      for (PartitionProduceData p : t.partitionData()) {
+        tr.partitionResponses().add(error(p.index(), e, message));
+      }
+      r.responses().add(tr);
+    }
+    return r;
   }
 
   private CompletableFuture<TopicProduceResponse> topic(
@@ -121,6 +142,12 @@ public final class ProduceHandler implements ApiHandler {
               "topic has " + s.partitions().size() + " partitions partition=" + index));
     }
     ByteBuffer batch = bytesOf(p.records());
+    if (!batch.hasRemaining()) {
+      // Kafka's rule since v3: exactly one batch per partition, so none is a malformed request,
+      // not a damaged one.
+      return done(
+          error(index, Errors.INVALID_RECORD, "a record batch is required partition=" + index));
+    }
     CompletableFuture<BatchAppendResult> append =
         topics.log().appendBatch(topics.namespace(), s.name(), index, batch);
     if (timeoutMs > 0) {

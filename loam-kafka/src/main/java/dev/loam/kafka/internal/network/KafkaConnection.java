@@ -81,7 +81,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
           .dispatch(request)
           .whenComplete(
               (response, t) ->
-                  ctx.executor().execute(() -> complete(ctx, slot, request, response)));
+                  ctx.executor().execute(() -> complete(ctx, slot, request, response, t)));
     }
     if (pending.size() >= maxInFlight) {
       ctx.channel().config().setAutoRead(false);
@@ -89,8 +89,20 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void complete(
-      ChannelHandlerContext ctx, Slot slot, ClientRequest request, Optional<ApiMessage> response) {
+      ChannelHandlerContext ctx,
+      Slot slot,
+      ClientRequest request,
+      Optional<ApiMessage> response,
+      Throwable failure) {
     slot.done = true;
+    if (failure != null) {
+      // The request cannot be answered at all; answering the later ones would shift every answer
+      // by one, so the connection closes, as for a malformed frame.
+      LOG.debug(
+          "closing connection remote={}: {}", ctx.channel().remoteAddress(), failure.getMessage());
+      close(ctx);
+      return;
+    }
     if (!closed && response != null && response.isPresent()) {
       try {
         slot.response = RequestCodec.encode(ctx.alloc(), request, response.get());
