@@ -18,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -33,25 +32,9 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
-import org.apache.kafka.common.message.CreatePartitionsRequestData;
-import org.apache.kafka.common.message.CreateTopicsRequestData;
-import org.apache.kafka.common.message.DeleteTopicsRequestData;
-import org.apache.kafka.common.message.DescribeClusterRequestData;
-import org.apache.kafka.common.message.DescribeConfigsRequestData;
-import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
-import org.apache.kafka.common.message.InitProducerIdRequestData;
-import org.apache.kafka.common.message.ListOffsetsRequestData;
-import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.RequestUtils;
 
 /**
  * Fuzzes the frame decoder and the dispatcher with random bytes and with mutated valid requests of
@@ -85,7 +68,7 @@ class FrameFuzzPropertyTest {
             node, s, new KafkaEndpoints(node.nodeId(), new HostPort("127.0.0.1", gateway.port())));
     var d = node.log().createStream("default", "t", StreamSpec.standard(2)).join();
     topicId = TopicIds.of(node.clusterId(), d.id());
-    valid = validFrames();
+    valid = SampleRequests.all(dispatcher.supported(), topicId);
   }
 
   @AfterContainer
@@ -95,158 +78,6 @@ class FrameFuzzPropertyTest {
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
-  }
-
-  /** One valid request of every served API at every served version. */
-  static List<byte[]> validFrames() {
-    List<byte[]> out = new ArrayList<>();
-    SupportedApis served = dispatcher.supported();
-    served
-        .served()
-        .forEach(
-            (key, range) -> {
-              for (short v = range.min(); v <= range.max(); v++) {
-                try {
-                  out.add(frame(key, v, request(key, v)));
-                } catch (RuntimeException e) {
-                  // A field this version cannot carry: the other versions cover the API.
-                }
-              }
-            });
-    return out;
-  }
-
-  static byte[] frame(ApiKeys key, short version, ApiMessage body) {
-    RequestHeaderData h =
-        new RequestHeaderData()
-            .setRequestApiKey(key.id)
-            .setRequestApiVersion(version)
-            .setClientId("fuzz,loam_az=z1")
-            .setCorrelationId(42);
-    ByteBuffer b = RequestUtils.serialize(h, key.requestHeaderVersion(version), body, version);
-    byte[] a = new byte[b.remaining()];
-    b.get(a);
-    return a;
-  }
-
-  static ApiMessage request(ApiKeys key, short v) {
-    return switch (key) {
-      case API_VERSIONS ->
-          new ApiVersionsRequestData()
-              .setClientSoftwareName(v >= 3 ? "fuzz" : "")
-              .setClientSoftwareVersion(v >= 3 ? "1" : "");
-      case METADATA ->
-          new MetadataRequestData()
-              .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("t")))
-              .setAllowAutoTopicCreation(v < 4);
-      case DESCRIBE_CLUSTER -> new DescribeClusterRequestData();
-      case PRODUCE -> {
-        var t = new ProduceRequestData.TopicProduceData();
-        if (v >= 13) {
-          t.setTopicId(topicId);
-        } else {
-          t.setName("t");
-        }
-        t.setPartitionData(
-            List.of(
-                new ProduceRequestData.PartitionProduceData()
-                    .setIndex(1)
-                    .setRecords(RawKafkaClient.batch(-1, (short) -1, -1, 2, 1000))));
-        yield new ProduceRequestData()
-            .setAcks((short) -1)
-            .setTimeoutMs(5000)
-            .setTopicData(new ProduceRequestData.TopicProduceDataCollection(List.of(t).iterator()));
-      }
-      case FETCH -> {
-        var t = new FetchRequestData.FetchTopic();
-        if (v >= 13) {
-          t.setTopicId(topicId);
-        } else {
-          t.setTopic("t");
-        }
-        t.setPartitions(
-            List.of(
-                new FetchRequestData.FetchPartition()
-                    .setPartition(1)
-                    .setFetchOffset(0)
-                    .setPartitionMaxBytes(1 << 16)));
-        yield new FetchRequestData()
-            .setMaxWaitMs(10)
-            .setMinBytes(1)
-            .setMaxBytes(1 << 20)
-            .setSessionEpoch(v >= 7 ? -1 : 0)
-            .setTopics(List.of(t));
-      }
-      case LIST_OFFSETS ->
-          new ListOffsetsRequestData()
-              .setReplicaId(-1)
-              .setTopics(
-                  List.of(
-                      new ListOffsetsRequestData.ListOffsetsTopic()
-                          .setName("t")
-                          .setPartitions(
-                              List.of(
-                                  new ListOffsetsRequestData.ListOffsetsPartition()
-                                      .setPartitionIndex(0)
-                                      .setTimestamp(v >= 7 ? -3 : -1)))));
-      case OFFSET_FOR_LEADER_EPOCH -> {
-        var c = new OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection();
-        c.add(
-            new OffsetForLeaderEpochRequestData.OffsetForLeaderTopic()
-                .setTopic("t")
-                .setPartitions(
-                    List.of(
-                        new OffsetForLeaderEpochRequestData.OffsetForLeaderPartition()
-                            .setPartition(0)
-                            .setLeaderEpoch(0))));
-        yield new OffsetForLeaderEpochRequestData().setReplicaId(-1).setTopics(c);
-      }
-      case CREATE_TOPICS -> {
-        var c = new CreateTopicsRequestData.CreatableTopicCollection();
-        c.add(
-            new CreateTopicsRequestData.CreatableTopic()
-                .setName("fuzz-new")
-                .setNumPartitions(2)
-                .setReplicationFactor((short) 1));
-        yield new CreateTopicsRequestData().setTopics(c).setValidateOnly(true).setTimeoutMs(5000);
-      }
-      case DELETE_TOPICS ->
-          v >= 6
-              ? new DeleteTopicsRequestData()
-                  .setTopics(
-                      List.of(new DeleteTopicsRequestData.DeleteTopicState().setName("gone")))
-              : new DeleteTopicsRequestData().setTopicNames(List.of("gone"));
-      case CREATE_PARTITIONS -> {
-        var c = new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
-        c.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("t").setCount(4));
-        yield new CreatePartitionsRequestData().setTopics(c).setValidateOnly(true);
-      }
-      case DESCRIBE_CONFIGS ->
-          new DescribeConfigsRequestData()
-              .setResources(
-                  List.of(
-                      new DescribeConfigsRequestData.DescribeConfigsResource()
-                          .setResourceType((byte) 2)
-                          .setResourceName("t")));
-      case INCREMENTAL_ALTER_CONFIGS -> {
-        var configs = new IncrementalAlterConfigsRequestData.AlterableConfigCollection();
-        configs.add(
-            new IncrementalAlterConfigsRequestData.AlterableConfig()
-                .setName("retention.ms")
-                .setConfigOperation((byte) 0)
-                .setValue("60000"));
-        var rs = new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
-        rs.add(
-            new IncrementalAlterConfigsRequestData.AlterConfigsResource()
-                .setResourceType((byte) 2)
-                .setResourceName("t")
-                .setConfigs(configs));
-        yield new IncrementalAlterConfigsRequestData().setResources(rs).setValidateOnly(true);
-      }
-      case INIT_PRODUCER_ID ->
-          new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(1000);
-      default -> throw new IllegalArgumentException("no sample request for " + key);
-    };
   }
 
   @Provide
