@@ -3,6 +3,12 @@ package dev.loam.examples.server;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
+import dev.loam.cli.Command;
+import dev.loam.cli.Flag;
+import dev.loam.cli.ParsedArgs;
+import dev.loam.cli.StoreUris;
+import dev.loam.cli.UsageException;
+import dev.loam.cli.Values;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
 import dev.loam.examples.fault.FaultFile;
@@ -31,7 +37,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -124,18 +129,15 @@ public final class LoamNodeMain {
   }
 
   public static void main(String[] args) throws InterruptedException {
-    for (String a : args) {
-      if (a.equals("-h") || a.equals("--help")) {
+    Options o;
+    try {
+      if (CMD.parse(args).help()) {
         usage(System.out);
         return;
       }
-    }
-    Options o;
-    try {
       o = parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("loam node: " + e.getMessage());
-      usage(System.err);
+    } catch (UsageException e) {
+      CMD.printUsageError(e, System.err);
       System.exit(2);
       return;
     }
@@ -147,8 +149,11 @@ public final class LoamNodeMain {
     Member m;
     try {
       m = Member.start(o, System.out);
-    } catch (RuntimeException e) {
-      System.err.println("loam node: " + o.id() + " could not start: " + e);
+    } catch (Throwable e) {
+      // Whatever failed, the member closed what it had started (its replica, its pools): exit so
+      // that nothing keeps serving half a node, with one line saying which flag to change.
+      System.err.println(
+          "loam node: " + o.id() + " could not start: " + StartFailure.describe(e, null));
       System.exit(1);
       return;
     }
@@ -196,17 +201,36 @@ public final class LoamNodeMain {
     static Member start(Options o, PrintStream out) {
       Member m = new Member(o, out);
       try {
-        checkIdentity(o);
+        StartFailure.step(
+            "--data-dir " + o.dataDir(),
+            null,
+            () -> {
+              checkIdentity(o);
+              return null;
+            });
         InstantSource clock = InstantSource.system();
+        String peerAddress =
+            o.voters().containsKey(o.id()) ? o.voters().get(o.id()) : o.listeners().get(o.id());
         m.meta =
-            RatisMetastore.start(o.ratisSettings(), MetaSettings.defaults(), clock, m.metaExecutor);
+            StartFailure.step(
+                "--peers " + o.id() + "=" + peerAddress + " (this node's metastore replica)",
+                peerAddress,
+                () ->
+                    RatisMetastore.start(
+                        o.ratisSettings(), MetaSettings.defaults(), clock, m.metaExecutor));
         m.watchRole();
         long waitStart = System.nanoTime();
         m.awaitMetastore();
         long leaderWaitMillis = (System.nanoTime() - waitStart) / 1_000_000;
         LoamNode.Builder nb = LoamNode.builder().nodeId(o.id());
         if (o.faultFile() != null) {
-          m.openFaultyStore(clock);
+          StartFailure.step(
+              "--fault-file " + o.faultFile(),
+              null,
+              () -> {
+                m.openFaultyStore(clock);
+                return null;
+              });
           nb.objectStore(m.faultyStore).ioExecutor(m.storeIo);
         } else {
           nb.storeUri(o.store());
@@ -215,8 +239,22 @@ public final class LoamNodeMain {
             .settings(o.nodeSettings())
             .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
             .clock(clock);
-        m.node = startNodeRetrying(nb, o.id(), waitStart, o.startTimeout(), out);
-        m.server = LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()).start();
+        m.node =
+            StartFailure.step(
+                "--store " + o.store(),
+                null,
+                () -> startNodeRetrying(nb, o.id(), waitStart, o.startTimeout(), out));
+        String bind = o.host() + ":" + o.httpPort();
+        m.server =
+            StartFailure.step(
+                "--http-port " + o.httpPort(),
+                bind,
+                () ->
+                    LoamHttpServer.builder()
+                        .node(m.node)
+                        .host(o.host())
+                        .port(o.httpPort())
+                        .start());
         out.println(
             "loam: node "
                 + o.id()
@@ -244,7 +282,9 @@ public final class LoamNodeMain {
                 + ManagementFactory.getRuntimeMXBean().getUptime());
         out.flush();
         return m;
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // Also what a library throws undeclared (a BindException from Netty): close the replica,
+        // the node and the pools, so that no port stays bound and no thread keeps the JVM up.
         m.close();
         throw e;
       }
@@ -273,27 +313,29 @@ public final class LoamNodeMain {
       out.flush();
     }
 
+    /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
-      if (server != null) {
-        server.close();
-      }
-      if (node != null) {
-        node.close();
-      }
-      if (faultFile != null) {
-        faultFile.close();
-      }
-      if (faultyStore != null) {
-        faultyStore.close();
-      }
+      quietly(server);
+      quietly(node);
+      quietly(faultFile);
+      quietly(faultyStore);
       if (storeIo != null) {
         storeIo.shutdownNow();
       }
-      if (meta != null) {
-        meta.close();
-      }
+      quietly(meta);
       metaExecutor.shutdownNow();
+    }
+
+    private void quietly(AutoCloseable c) {
+      if (c == null) {
+        return;
+      }
+      try {
+        c.close();
+      } catch (Exception e) {
+        out.println("loam: node " + options.id() + " could not close " + c + ": " + e);
+      }
     }
 
     /**
@@ -431,83 +473,147 @@ public final class LoamNodeMain {
     }
   }
 
-  /** Parses the command line; IllegalArgumentException names what is wrong. */
+  /** The flags of {@code loam node}, in the order of its help. */
+  static final Command CMD =
+      new Command(
+          "loam node",
+          "Runs one cluster member: a Ratis metastore replica (its peer address is its entry in\n"
+              + "--peers, its log in DIR/meta), a node on the shared object store and the HTTP API.\n"
+              + "Every node gets the same --peers in the same order."
+              + " See docs/operations/running-a-cluster.md.");
+
+  static final Flag<String> ID =
+      CMD.required(
+          "--id|--node-id", "ID", LoamNodeMain::nodeId, "the node's stable id, one of --peers");
+  static final Flag<Map<String, String>> PEERS =
+      CMD.required(
+          "--peers",
+          "id=host:port,...",
+          LoamNodeMain::parsePeers,
+          "every member's metastore peer address, in the same order on every node");
+  static final Flag<Path> DATA_DIR =
+      CMD.required(
+          "--data-dir", "DIR", Values.path(), "this node's own directory (Raft log, identity)");
+  static final Flag<String> STORE =
+      CMD.required(
+          "--store",
+          "URI",
+          StoreUris.parser(true),
+          "the object store every node shares: file:///dir, s3://, azblob://, gs://");
+  static final Flag<Integer> HTTP_PORT =
+      CMD.required("--http-port|--port", "PORT", Values.port(false), "the HTTP API port");
+  static final Flag<String> HOST =
+      CMD.flag(
+          "--host",
+          "H",
+          Values.nonBlank(),
+          "127.0.0.1",
+          "the HTTP bind address; 0.0.0.0 binds every interface");
+  static final Flag<String> ADVERTISED =
+      CMD.optional(
+          "--advertised-address",
+          "URL",
+          LoamNodeMain::advertisedUrl,
+          "http://H:PORT",
+          "the address other nodes and clients use to reach this node");
+  static final Flag<String> ZONE =
+      CMD.optional("--zone", "Z", Values.text(), "none", "the node's availability zone");
+  static final Flag<Integer> SLOTS =
+      CMD.flag(
+          "--slots", "N", Values.integer(1, 1_000_000), 1, "capacity weight for stream placement");
+  static final Flag<Integer> VOTERS =
+      CMD.optional(
+          "--voters",
+          "N",
+          Values.integer(1, RatisSettings.MAX_VOTERS),
+          "all peers up to 3, 3 of 4, 5 of 5 or more",
+          "how many of the first --peers vote in the metastore; the rest are listeners");
+  static final Flag<Duration> FLUSH =
+      CMD.optional(
+          "--flush-ms",
+          "MS",
+          Values.millis(1, 60_000),
+          "250 standard, 5 express",
+          "the WAL flush interval of standard and express streams");
+  static final Flag<Integer> START_TIMEOUT_S =
+      CMD.flag(
+          "--start-timeout-s",
+          "S",
+          Values.integer(1, (int) MAX_START_TIMEOUT.toSeconds()),
+          300,
+          "how long to wait for a metastore leader and a confirmed registration");
+  static final Flag<Integer> LIVENESS_TIMEOUT_MS =
+      CMD.flag(
+          "--liveness-timeout-ms",
+          "MS",
+          Values.integer(1000, 3_600_000),
+          (int) OwnershipSettings.defaults().livenessTimeout().toMillis(),
+          "how long a node may go without renewing before the others declare it dead");
+  static final Flag<Path> FAULT_FILE =
+      CMD.optional(
+          "--fault-file",
+          "PATH",
+          FaultFile::checkPath,
+          "none (no faults)",
+          "chaos tests only: store fault rates read from PATH, re-read every 100 ms");
+
+  /**
+   * Parses and validates the command line without touching the data directory, the store or the
+   * network; a {@link UsageException} names the flag at fault. {@code --help} is the caller's to
+   * check first ({@link Command#parse} skips every check then).
+   */
   static Options parse(String[] args) {
-    String id = null;
-    String zone = "";
-    String peers = null;
-    Path dataDir = null;
-    String store = null;
-    String host = "127.0.0.1";
-    int httpPort = -1;
-    int slots = 1;
-    String advertised = null;
-    int voterCount = 0;
-    Duration flush = null;
-    Duration startTimeout = Duration.ofMinutes(5);
-    Duration liveness = OwnershipSettings.defaults().livenessTimeout();
-    Path faultFile = null;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("missing value for " + a);
-      }
-      String v = args[++i];
-      switch (a) {
-        case "--id", "--node-id" -> id = v;
-        case "--zone" -> zone = v;
-        case "--peers" -> peers = v;
-        case "--data-dir" -> dataDir = Path.of(v);
-        case "--store" -> store = v;
-        case "--host" -> host = v;
-        case "--http-port", "--port" -> httpPort = intIn(a, v, 1, 65535);
-        case "--slots" -> slots = intIn(a, v, 1, 1_000_000);
-        case "--advertised-address" -> advertised = v;
-        case "--voters" -> voterCount = intIn(a, v, 1, RatisSettings.MAX_VOTERS);
-        case "--flush-ms" -> flush = Duration.ofMillis(intIn(a, v, 1, 60_000));
-        case "--start-timeout-s" ->
-            startTimeout = Duration.ofSeconds(intIn(a, v, 1, (int) MAX_START_TIMEOUT.toSeconds()));
-        case "--liveness-timeout-ms" -> liveness = Duration.ofMillis(intIn(a, v, 1000, 3_600_000));
-        case "--fault-file" -> faultFile = Path.of(v);
-        default -> throw new IllegalArgumentException("unknown option " + a);
-      }
+    ParsedArgs a = CMD.parse(args);
+    if (a.help()) {
+      throw new UsageException(null, "--help is not a node to run");
     }
-    require(id != null, "--id is required");
-    require(peers != null, "--peers is required");
-    require(dataDir != null, "--data-dir is required");
-    require(store != null, "--store is required (an object store every node shares)");
-    require(httpPort > 0, "--http-port is required");
-    checkStore(store);
-    Map<String, String> all = parsePeers(peers);
-    require(all.containsKey(id), "--id " + id + " is not one of the --peers " + all.keySet());
-    int voters = voterCount > 0 ? voterCount : defaultVoters(all.size());
-    require(
-        voters <= all.size(),
-        "--voters " + voters + " exceeds the " + all.size() + " peers of --peers");
+    String id = a.get(ID);
+    Map<String, String> all = a.get(PEERS);
+    if (!all.containsKey(id)) {
+      throw new UsageException(ID.name(), id + " is not one of the --peers " + all.keySet());
+    }
+    int voters = a.given(VOTERS) ? a.get(VOTERS) : defaultVoters(all.size());
+    if (voters > all.size()) {
+      throw new UsageException(
+          VOTERS.name(), voters + " exceeds the " + all.size() + " peers of --peers");
+    }
     Map<String, String> voterMap = new LinkedHashMap<>();
     Map<String, String> listenerMap = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : all.entrySet()) {
       (voterMap.size() < voters ? voterMap : listenerMap).put(e.getKey(), e.getValue());
     }
+    String host = a.get(HOST);
+    int httpPort = a.get(HTTP_PORT);
+    String advertised = a.get(ADVERTISED);
     if (advertised == null) {
-      advertised = "http://" + advertisableHost(host) + ":" + httpPort;
+      try {
+        advertised = "http://" + advertisableHost(host) + ":" + httpPort;
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(HOST.name(), e.getMessage(), e);
+      }
     }
-    checkAdvertised(advertised);
     return new Options(
         id,
-        zone,
+        a.given(ZONE) ? a.get(ZONE) : "",
         voterMap,
         listenerMap,
-        dataDir,
-        store,
+        a.get(DATA_DIR),
+        a.get(STORE),
         host,
         httpPort,
-        slots,
+        a.get(SLOTS),
         advertised,
-        flush,
-        startTimeout,
-        liveness,
-        faultFile);
+        a.get(FLUSH),
+        Duration.ofSeconds(a.get(START_TIMEOUT_S)),
+        Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
+        a.get(FAULT_FILE));
+  }
+
+  private static String nodeId(String v) {
+    if (!v.matches("[A-Za-z0-9._-]+")) {
+      throw new IllegalArgumentException("not an id of [A-Za-z0-9._-]+: " + v);
+    }
+    return v;
   }
 
   /**
@@ -532,14 +638,19 @@ public final class LoamNodeMain {
       }
       int eq = s.indexOf('=');
       require(eq > 0 && eq < s.length() - 1, "a peer must be id=host:port, got " + s);
-      String pid = s.substring(0, eq);
+      String pid = nodeId(s.substring(0, eq));
       String addr = s.substring(eq + 1);
       int colon = addr.lastIndexOf(':');
       require(colon > 0 && colon < addr.length() - 1, "a peer must be id=host:port, got " + s);
-      intIn("the port of peer " + pid, addr.substring(colon + 1), 1, 65535);
-      require(out.put(pid, addr) == null, "peer " + pid + " is listed twice in --peers");
+      String port = addr.substring(colon + 1);
+      try {
+        Values.port(false).parse(port);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("the port of peer " + pid + ": " + e.getMessage(), e);
+      }
+      require(out.put(pid, addr) == null, "peer " + pid + " is listed twice");
     }
-    require(!out.isEmpty(), "--peers lists no peer");
+    require(!out.isEmpty(), "lists no peer");
     return out;
   }
 
@@ -595,29 +706,16 @@ public final class LoamNodeMain {
     return b.toString();
   }
 
-  private static void checkStore(String store) {
-    require(
-        !store.toLowerCase(Locale.ROOT).startsWith("mem:"),
-        "--store mem:// is private to one process; a cluster needs a shared store"
-            + " (file:///shared/dir, s3://, azblob://, gs://)");
-    try {
-      URI u = new URI(store);
-      require(
-          u.getScheme() != null, "--store must be a URI such as file:///shared/dir, got " + store);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("--store is not a URI: " + store, e);
-    }
-  }
-
-  private static void checkAdvertised(String advertised) {
+  private static String advertisedUrl(String advertised) {
     try {
       URI u = new URI(advertised);
       require(
           ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null,
-          "--advertised-address must be http://host:port, got " + advertised);
+          "not http://host:port: " + advertised);
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("--advertised-address is not a URI: " + advertised, e);
+      throw new IllegalArgumentException("not a URI: " + advertised, e);
     }
+    return advertised;
   }
 
   /** A bind address others can use; the wildcard addresses are replaced by this host's name. */
@@ -637,18 +735,6 @@ public final class LoamNodeMain {
     }
   }
 
-  private static int intIn(String what, String v, int min, int max) {
-    try {
-      int n = Integer.parseInt(v);
-      if (n >= min && n <= max) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // Fall through.
-    }
-    throw new IllegalArgumentException(what + " must be in " + min + ".." + max + ", got " + v);
-  }
-
   private static void require(boolean ok, String message) {
     if (!ok) {
       throw new IllegalArgumentException(message);
@@ -665,18 +751,6 @@ public final class LoamNodeMain {
   }
 
   static void usage(PrintStream out) {
-    out.println(
-        "usage: loam node --id ID --peers id1=host:port,id2=host:port,id3=host:port\n"
-            + "                 --data-dir DIR --store URI --http-port PORT [--zone Z]\n"
-            + "                 [--host 127.0.0.1] [--slots 1] [--advertised-address URL]\n"
-            + "                 [--voters N] [--flush-ms MS] [--start-timeout-s 300]\n"
-            + "                 [--liveness-timeout-ms 10000] [--fault-file PATH]\n"
-            + "  Runs one cluster member: a Ratis metastore replica (its peer address is its\n"
-            + "  entry in --peers, its log in DIR/meta), a node on the shared object store URI\n"
-            + "  (file:///shared/dir, s3://, azblob://, gs://) and the HTTP API on PORT.\n"
-            + "  Every node gets the same --peers in the same order. --fault-file is for\n"
-            + "  chaos tests only: it makes the store fail a fraction of reads and writes as\n"
-            + "  the file says (re-read every 100 ms; absent = no faults). See\n"
-            + "  docs/operations/running-a-cluster.md.");
+    out.print(CMD.help());
   }
 }

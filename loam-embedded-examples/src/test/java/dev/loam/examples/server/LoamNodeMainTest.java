@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,22 +19,30 @@ class LoamNodeMainTest {
 
   @TempDir Path dir;
 
+  /**
+   * A valid command line for node {@code id} of {@code peers}; each of {@code extra}'s flags is
+   * added, or replaces the value of the same base flag (a flag given twice is refused).
+   */
   static String[] args(String id, String peers, String... extra) {
-    List<String> a =
-        new ArrayList<>(
-            List.of(
-                "--id",
-                id,
-                "--peers",
-                peers,
-                "--data-dir",
-                "/tmp/x",
-                "--store",
-                "file:///shared/loam",
-                "--http-port",
-                "8081"));
-    a.addAll(List.of(extra));
-    return a.toArray(String[]::new);
+    Map<String, String> a = new LinkedHashMap<>();
+    a.put("--id", id);
+    a.put("--peers", peers);
+    a.put("--data-dir", "/tmp/x");
+    a.put("--store", "file:///shared/loam");
+    a.put("--http-port", "8081");
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < extra.length; i++) {
+      boolean hasValue = i + 1 < extra.length && !extra[i + 1].startsWith("--");
+      if (a.containsKey(extra[i]) && hasValue) {
+        a.put(extra[i], extra[++i]);
+      } else {
+        out.add(extra[i]);
+      }
+    }
+    List<String> all = new ArrayList<>();
+    a.forEach((k, v) -> all.addAll(List.of(k, v)));
+    all.addAll(out);
+    return all.toArray(String[]::new);
   }
 
   static String peers(int n) {
@@ -121,25 +131,25 @@ class LoamNodeMainTest {
   @Test
   void refusesBadCommandLines() {
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n9", THREE)))
-        .hasMessageContaining("--id n9 is not one of the --peers");
+        .hasMessageContaining("--id: n9 is not one of the --peers");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE + ",n1=h:1")))
         .hasMessageContaining("listed twice");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", "n1=nohost")))
         .hasMessageContaining("id=host:port");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", "n1=h:70000")))
-        .hasMessageContaining("port of peer n1");
+        .hasMessageContaining("--peers: the port of peer n1: not in 1..65535: 70000");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--voters", "4")))
         .hasMessageContaining("exceeds");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--store", "mem://")))
         .hasMessageContaining("shared store");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--bogus", "1")))
-        .hasMessageContaining("unknown option --bogus");
+        .hasMessageContaining("--bogus: unknown option");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--slots")))
-        .hasMessageContaining("missing value for --slots");
+        .hasMessageContaining("--slots: missing value N");
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--advertised-address", "lb:80")))
         .hasMessageContaining("http://host:port");
     assertThatThrownBy(() -> LoamNodeMain.parse(new String[] {"--id", "n1"}))
-        .hasMessageContaining("--peers is required");
+        .hasMessageContaining("--peers: required");
   }
 
   @Test
