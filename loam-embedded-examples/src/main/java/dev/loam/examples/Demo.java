@@ -80,7 +80,7 @@ public final class Demo {
   }
 
   /** The flags of {@code loam demo}, in the order of its help. */
-  static final Command CMD =
+  public static final Command CMD =
       new Command(
           "loam demo",
           "Starts an embedded node on DIR, appends records to demo/events, reads every partition\n"
@@ -139,6 +139,16 @@ public final class Demo {
           Values.integer(0, 1 << 20),
           100,
           "value bytes per record beyond its checked prefix");
+
+  /**
+   * Parses and validates a {@code loam demo} command line as {@link #run} would, without starting
+   * anything; a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String[] args) {
+    if (!CMD.parse(args).help()) {
+      Options.parse(args);
+    }
+  }
 
   /**
    * Runs the demo; returns the process exit code. A bad command line is a {@link UsageException}

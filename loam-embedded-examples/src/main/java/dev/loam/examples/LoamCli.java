@@ -1,11 +1,15 @@
 package dev.loam.examples;
 
+import dev.loam.cli.Command;
 import dev.loam.cli.UsageException;
 import dev.loam.error.LoamException;
 import dev.loam.examples.server.LoamNodeMain;
 import dev.loam.examples.server.LoamServerMain;
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code ./loam} launcher's entry point: {@code loam demo|server|node [options]} ({@code loam
@@ -29,6 +33,35 @@ public final class LoamCli {
                  on the shared store and its HTTP API (docs/operations/running-a-cluster.md)
         bench    the end-to-end load generator (docs/operations/performance.md)
       """;
+
+  /**
+   * The option tables of the commands this class runs, by name ({@code bench} has its own, in
+   * loam-bench's {@code BenchConfig.CMD}).
+   */
+  public static Map<String, Command> commands() {
+    Map<String, Command> m = new LinkedHashMap<>();
+    m.put("demo", Demo.CMD);
+    m.put("server", LoamServerMain.CMD);
+    m.put("node", LoamNodeMain.CMD);
+    return m;
+  }
+
+  /**
+   * Parses and validates {@code ./loam COMMAND [options]} (the words after {@code ./loam}) as the
+   * command would, without running it: a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String... words) {
+    if (words.length == 0 || List.of("help", "--help", "-h").contains(words[0])) {
+      return;
+    }
+    String[] rest = Arrays.copyOfRange(words, 1, words.length);
+    switch (words[0]) {
+      case "demo" -> Demo.validate(rest);
+      case "server" -> LoamServerMain.validate(rest);
+      case "node" -> LoamNodeMain.validate(rest);
+      default -> throw new UsageException(null, "unknown command " + words[0]);
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0

@@ -474,7 +474,7 @@ public final class LoamNodeMain {
   }
 
   /** The flags of {@code loam node}, in the order of its help. */
-  static final Command CMD =
+  public static final Command CMD =
       new Command(
           "loam node",
           "Runs one cluster member: a Ratis metastore replica (its peer address is its entry in\n"
@@ -607,6 +607,16 @@ public final class LoamNodeMain {
         Duration.ofSeconds(a.get(START_TIMEOUT_S)),
         Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
         a.get(FAULT_FILE));
+  }
+
+  /**
+   * Parses and validates a {@code loam node} command line as {@link #main} would, without starting
+   * anything; a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String[] args) {
+    if (!CMD.parse(args).help()) {
+      parse(args);
+    }
   }
 
   private static String nodeId(String v) {

@@ -31,7 +31,7 @@ public final class LoamServerMain {
   private LoamServerMain() {}
 
   /** The flags of {@code loam server}, in the order of its help. */
-  static final Command CMD =
+  public static final Command CMD =
       new Command(
           "loam server",
           "Serves the native HTTP API (docs/reference/http-api.md) of one node on the embedded\n"
@@ -89,6 +89,16 @@ public final class LoamServerMain {
         rate == null ? IngestQuota.unlimited() : IngestQuota.of(rate, burst != null ? burst : rate);
     return new Options(
         a.get(DATA_DIR), a.get(PORT), a.get(HOST), a.get(NODE_ID), a.get(STORE), quota);
+  }
+
+  /**
+   * Parses and validates a {@code loam server} command line as {@link #main} would, without
+   * starting anything; a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String[] args) {
+    if (!CMD.parse(args).help()) {
+      parse(args);
+    }
   }
 
   public static void main(String[] args) throws InterruptedException {

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
  * still running at the timeout is killed and reported as such, so a test of "it exits" fails rather
  * than hangs.
  */
-final class Launch {
+public final class Launch {
   /** What the process did: its exit status (empty if it was still running) and its output. */
-  record Result(OptionalInt exitCode, String output, Duration took) {
-    List<String> lines() {
+  public record Result(OptionalInt exitCode, String output, Duration took) {
+    public List<String> lines() {
       return output.lines().toList();
     }
 
@@ -31,7 +31,7 @@ final class Launch {
 
   private Launch() {}
 
-  static Result run(Duration timeout, Path workDir, String mainClass, String... args)
+  public static Result run(Duration timeout, Path workDir, String mainClass, String... args)
       throws IOException, InterruptedException {
     String java = ProcessHandle.current().info().command().orElseThrow();
     List<String> cmd = new ArrayList<>();
