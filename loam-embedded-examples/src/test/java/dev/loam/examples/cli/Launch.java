@@ -1,5 +1,6 @@
 package dev.loam.examples.cli;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,11 +34,21 @@ public final class Launch {
 
   public static Result run(Duration timeout, Path workDir, String mainClass, String... args)
       throws IOException, InterruptedException {
+    return run(timeout, workDir, List.of(), mainClass, args);
+  }
+
+  /** As {@link #run(Duration, Path, String, String...)}, with {@code extraClassPath} first. */
+  public static Result run(
+      Duration timeout, Path workDir, List<Path> extraClassPath, String mainClass, String... args)
+      throws IOException, InterruptedException {
     String java = ProcessHandle.current().info().command().orElseThrow();
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
     cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+    StringBuilder cp = new StringBuilder();
+    extraClassPath.forEach(p -> cp.append(p.toAbsolutePath()).append(File.pathSeparator));
+    cp.append(System.getProperty("java.class.path"));
+    cmd.addAll(List.of("-cp", cp.toString(), mainClass));
     cmd.addAll(List.of(args));
     Path out = Files.createTempFile("launch", ".out");
     try {
