@@ -138,7 +138,7 @@ public final class Demo {
           "N",
           Values.integer(0, 1 << 20),
           100,
-          "value bytes per record beyond its checked prefix");
+          "value size per record in bytes (at least the run id and sequence it carries)");
 
   /**
    * Parses and validates a {@code loam demo} command line as {@link #run} would, without starting

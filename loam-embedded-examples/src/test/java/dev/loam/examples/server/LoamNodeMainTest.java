@@ -129,6 +129,28 @@ class LoamNodeMainTest {
   }
 
   @Test
+  void checksTheStoreSchemeAndTheFaultFileWhileParsing() throws Exception {
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--store", "fiel:///x")))
+        .isInstanceOf(dev.loam.cli.UsageException.class)
+        .hasMessageStartingWith("--store: no object store for scheme fiel (known: ");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--store", "/shared/loam")))
+        .hasMessageStartingWith("--store: not a store URI (no scheme");
+    Path absent = dir.resolve("faults.properties");
+    assertThat(LoamNodeMain.parse(args("n1", THREE, "--fault-file", absent.toString())).faultFile())
+        .isEqualTo(absent);
+    Path noDir = dir.resolve("typo").resolve("faults.properties");
+    assertThatThrownBy(
+            () -> LoamNodeMain.parse(args("n1", THREE, "--fault-file", noDir.toString())))
+        .hasMessage("--fault-file: no such directory " + noDir.getParent() + ": " + noDir);
+    Path bad = Files.writeString(dir.resolve("bad.properties"), "read_unavailable=0.2 # comment\n");
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--fault-file", bad.toString())))
+        .hasMessageStartingWith("--fault-file: ")
+        .hasMessageEndingWith(": " + bad);
+    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--id", "n 1")))
+        .hasMessage("--id: not an id of [A-Za-z0-9._-]+: n 1");
+  }
+
+  @Test
   void refusesBadCommandLines() {
     assertThatThrownBy(() -> LoamNodeMain.parse(args("n9", THREE)))
         .hasMessageContaining("--id: n9 is not one of the --peers");
