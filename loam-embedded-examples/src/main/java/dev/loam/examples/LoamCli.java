@@ -5,6 +5,7 @@ import dev.loam.cli.UsageException;
 import dev.loam.error.LoamException;
 import dev.loam.examples.server.LoamNodeMain;
 import dev.loam.examples.server.LoamServerMain;
+import dev.loam.examples.server.NodeOptions;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -42,7 +43,7 @@ public final class LoamCli {
     Map<String, Command> m = new LinkedHashMap<>();
     m.put("demo", Demo.CMD);
     m.put("server", LoamServerMain.CMD);
-    m.put("node", LoamNodeMain.CMD);
+    m.put("node", NodeOptions.CMD);
     return m;
   }
 
@@ -58,7 +59,7 @@ public final class LoamCli {
     switch (words[0]) {
       case "demo" -> Demo.validate(rest);
       case "server" -> LoamServerMain.validate(rest);
-      case "node" -> LoamNodeMain.validate(rest);
+      case "node" -> NodeOptions.validate(rest);
       default -> throw new UsageException(null, "unknown command " + words[0]);
     }
   }

@@ -34,8 +34,8 @@ class MemberStartFailureIT {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       int httpPort = taken.getLocalPort();
-      LoamNodeMain.Options o =
-          LoamNodeMain.parse(
+      NodeOptions o =
+          NodeOptions.parse(
               new String[] {
                 "--id", "n1",
                 "--peers", "n1=127.0.0.1:" + raftPort,
