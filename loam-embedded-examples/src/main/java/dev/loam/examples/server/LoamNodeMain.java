@@ -169,7 +169,13 @@ public final class LoamNodeMain {
                         o.ratisSettings(), MetaSettings.defaults(), clock, m.metaExecutor));
         m.watchRole();
         long waitStart = System.nanoTime();
-        m.awaitMetastore();
+        StartFailure.step(
+            "--start-timeout-s " + o.startTimeout().toSeconds(),
+            null,
+            () -> {
+              m.awaitMetastore();
+              return null;
+            });
         long leaderWaitMillis = (System.nanoTime() - waitStart) / 1_000_000;
         LoamNode.Builder nb = LoamNode.builder().nodeId(o.id());
         if (o.faultFile() != null) {

@@ -24,7 +24,6 @@ final class StartFailure extends RuntimeException {
    * @param what the step, naming its flag and value ({@code --http-port 8081})
    * @param bindAddress the address the step binds, for the message of a bind failure (or null)
    */
-  @SuppressWarnings("IllegalCatch")
   static <T> T step(String what, String bindAddress, Supplier<T> step) {
     try {
       return step.get();
@@ -61,6 +60,10 @@ final class StartFailure extends RuntimeException {
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
-    return root == e ? text : text + " (caused by " + root.getMessage() + ")";
+    String cause =
+        root.getMessage() == null
+            ? root.getClass().getSimpleName()
+            : root.getClass().getSimpleName() + ": " + root.getMessage();
+    return root == e ? text : text + " (caused by " + cause + ")";
   }
 }

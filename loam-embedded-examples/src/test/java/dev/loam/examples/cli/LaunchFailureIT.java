@@ -120,6 +120,33 @@ class LaunchFailureIT {
   }
 
   @Test
+  void aNodeWithoutAMetastoreLeaderExitsNamingTheStartTimeout() throws Exception {
+    int raftPort = freePort();
+    Launch.Result r =
+        node(
+            "--peers",
+            "n1=127.0.0.1:"
+                + raftPort
+                + ",n2=127.0.0.1:"
+                + freePort()
+                + ",n3=127.0.0.1:"
+                + freePort(),
+            "--http-port",
+            Integer.toString(freePort()),
+            "--start-timeout-s",
+            "1");
+    assertThat(r.exitCode()).as("%s", r).hasValue(1);
+    assertThat(r.lines())
+        .as("%s", r)
+        .anyMatch(
+            l ->
+                l.startsWith(
+                    "loam node: n1 could not start: --start-timeout-s 1: UNAVAILABLE: no metastore"
+                        + " leader within the start timeout"));
+    assertPortFree(raftPort);
+  }
+
+  @Test
   void aFaultFileInAMissingDirectoryOrWithBadRatesIsReportedAtOnce() throws Exception {
     Path missing = dir.resolve("no-such-dir").resolve("faults.properties");
     Launch.Result r =
