@@ -444,8 +444,9 @@ final class ClusterDemo {
       Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
     if (p.size() != nodes) {
-      throw new IllegalArgumentException(
-          dir + " holds a " + p.size() + "-node cluster (cluster.properties), not " + nodes);
+      throw new dev.loam.cli.UsageException(
+          "--nodes",
+          nodes + " but " + dir + " holds a " + p.size() + "-node cluster (cluster.properties)");
     }
     Map<String, String> voters = new TreeMap<>();
     p.stringPropertyNames().forEach(k -> voters.put(k, p.getProperty(k)));

@@ -11,6 +11,12 @@ import dev.loam.api.Partitioning;
 import dev.loam.api.StreamDescription;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.WriterStats;
+import dev.loam.cli.Command;
+import dev.loam.cli.Flag;
+import dev.loam.cli.ParsedArgs;
+import dev.loam.cli.StoreUris;
+import dev.loam.cli.UsageException;
+import dev.loam.cli.Values;
 import dev.loam.error.LoamException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -47,74 +53,112 @@ public final class Demo {
       int nodes,
       boolean killLeader) {
     static Options parse(String[] args) {
-      Path dir = Path.of("loam-data");
-      String store = null;
-      int records = 100_000;
-      int partitions = 3;
-      long flush = 250;
-      int perAppend = 100;
-      int inFlight = -1;
-      int valueBytes = 100;
-      int nodes = 1;
-      boolean killLeader = false;
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        String v = i + 1 < args.length ? args[i + 1] : null;
-        if (a.equals("--kill-leader")) {
-          killLeader = true;
-          continue;
-        }
-        switch (a) {
-          case "--data-dir" -> dir = Path.of(need(a, v));
-          case "--store" -> store = need(a, v);
-          case "--records" -> records = Integer.parseInt(need(a, v));
-          case "--partitions" -> partitions = Integer.parseInt(need(a, v));
-          case "--flush-ms" -> flush = Long.parseLong(need(a, v));
-          case "--records-per-append" -> perAppend = Integer.parseInt(need(a, v));
-          case "--in-flight" -> inFlight = Integer.parseInt(need(a, v));
-          case "--value-bytes" -> valueBytes = Integer.parseInt(need(a, v));
-          case "--nodes" -> nodes = Integer.parseInt(need(a, v));
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-        i++;
-      }
-      if (inFlight == -1) {
-        // A cluster run keeps fewer appends in flight so that it lasts several flushes and a
-        // leader kill lands mid-run; the single-node default is unchanged.
-        inFlight = nodes == 1 ? 2048 : 256;
-      }
-      if (records < 0 || partitions < 1 || flush < 1 || perAppend < 1 || inFlight < 1) {
-        throw new IllegalArgumentException("options must be positive");
-      }
-      if (nodes != 1 && (nodes < 3 || nodes > 9 || nodes % 2 == 0)) {
-        throw new IllegalArgumentException("--nodes must be 1 or an odd count of voters 3..9");
+      ParsedArgs a = CMD.parse(args);
+      int nodes = a.get(NODES);
+      boolean killLeader = a.get(KILL_LEADER);
+      if (nodes != 1 && (nodes < 3 || nodes % 2 == 0)) {
+        throw new UsageException(NODES.name(), "1 or an odd count of voters 3..9, got " + nodes);
       }
       if (killLeader && nodes == 1) {
-        throw new IllegalArgumentException("--kill-leader needs --nodes 3 or more");
+        throw new UsageException(KILL_LEADER.name(), "needs --nodes 3 or more");
       }
+      Integer inFlight = a.get(IN_FLIGHT);
       return new Options(
-          dir,
-          store,
-          records,
-          partitions,
-          flush,
-          perAppend,
-          inFlight,
-          valueBytes,
+          a.get(DATA_DIR),
+          a.get(STORE),
+          a.get(RECORDS),
+          a.get(PARTITIONS),
+          a.get(FLUSH_MS),
+          a.get(RECORDS_PER_APPEND),
+          // A cluster run keeps fewer appends in flight so that it lasts several flushes and a
+          // leader kill lands mid-run; the single-node default is unchanged.
+          inFlight != null ? inFlight : nodes == 1 ? 2048 : 256,
+          a.get(VALUE_BYTES),
           nodes,
           killLeader);
     }
+  }
 
-    private static String need(String flag, String v) {
-      if (v == null) {
-        throw new IllegalArgumentException("missing value for " + flag);
-      }
-      return v;
+  /** The flags of {@code loam demo}, in the order of its help. */
+  public static final Command CMD =
+      new Command(
+          "loam demo",
+          "Starts an embedded node on DIR, appends records to demo/events, reads every partition\n"
+              + "back from offset 0 and checks count, order and content of every run made on DIR.\n"
+              + "--nodes 3 runs a 3-node cluster in one JVM (Ratis replicas in DIR/node-i/meta).");
+
+  static final Flag<Path> DATA_DIR =
+      CMD.flag("--data-dir", "DIR", Values.path(), Path.of("loam-data"), "the demo's directory");
+  static final Flag<String> STORE =
+      CMD.optional(
+          "--store",
+          "URI",
+          StoreUris.parser(false),
+          "DIR/objects",
+          "where the objects live: mem://, file:///dir, s3://, azblob://, gs://");
+  static final Flag<Integer> RECORDS =
+      CMD.flag(
+          "--records", "N", Values.integer(0, Integer.MAX_VALUE), 100_000, "records to append");
+  static final Flag<Integer> PARTITIONS =
+      CMD.flag(
+          "--partitions",
+          "P",
+          Values.integer(1, 10_000),
+          3,
+          "partitions of demo/events when the demo creates it");
+  static final Flag<Long> FLUSH_MS =
+      CMD.flag("--flush-ms", "MS", Values.longValue(1, 60_000), 250L, "the WAL flush interval");
+  static final Flag<Integer> NODES =
+      CMD.flag(
+          "--nodes",
+          "N",
+          Values.integer(1, 9),
+          1,
+          "1, or an odd 3..9: a cluster of that many nodes in this JVM");
+  static final Flag<Boolean> KILL_LEADER =
+      CMD.toggle(
+          "--kill-leader", "with --nodes: crash the metastore leader's node mid-run, restart it");
+  static final Flag<Integer> RECORDS_PER_APPEND =
+      CMD.flag(
+          "--records-per-append",
+          "N",
+          Values.integer(1, 100_000),
+          100,
+          "records per Log.append call");
+  static final Flag<Integer> IN_FLIGHT =
+      CMD.optional(
+          "--in-flight",
+          "N",
+          Values.integer(1, 1_000_000),
+          "2048, or 256 with --nodes",
+          "appends in flight at once");
+  static final Flag<Integer> VALUE_BYTES =
+      CMD.flag(
+          "--value-bytes",
+          "N",
+          Values.integer(0, 1 << 20),
+          100,
+          "value size per record in bytes (at least the run id and sequence it carries)");
+
+  /**
+   * Parses and validates a {@code loam demo} command line as {@link #run} would, without starting
+   * anything; a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String[] args) {
+    if (!CMD.parse(args).help()) {
+      Options.parse(args);
     }
   }
 
-  /** Runs the demo; returns the process exit code. */
+  /**
+   * Runs the demo; returns the process exit code. A bad command line is a {@link UsageException}
+   * (before anything starts); {@code --help} prints the flags and returns 0.
+   */
   public static int run(String[] args) throws Exception {
+    if (CMD.parse(args).help()) {
+      System.out.print(CMD.help());
+      return 0;
+    }
     Options o = Options.parse(args);
     if (o.nodes() > 1) {
       return ClusterDemo.run(o);

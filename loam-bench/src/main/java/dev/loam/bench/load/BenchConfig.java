@@ -1,5 +1,11 @@
 package dev.loam.bench.load;
 
+import dev.loam.cli.Command;
+import dev.loam.cli.Flag;
+import dev.loam.cli.ParsedArgs;
+import dev.loam.cli.StoreUris;
+import dev.loam.cli.UsageException;
+import dev.loam.cli.Values;
 import dev.loam.wal.DurabilityClass;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -246,192 +252,256 @@ public record BenchConfig(
       String kafkaLib,
       boolean kafkaFsync) {}
 
-  /** The text of {@code ./loam bench --help}. */
-  public static final String HELP =
-      """
-      ./loam bench [options]: Loam's end-to-end load generator (embedded API).
+  /** The flags of {@code ./loam bench}, in the order of its help. */
+  public static final Command CMD =
+      new Command(
+          "loam bench",
+          "Loam's end-to-end load generator: producers append to one stream and consumers\n"
+              + "long-poll it, for a warm-up and a measured time; prints a summary, writes a JSON\n"
+              + "report and an SVG plot of the latency percentiles"
+              + " (docs/operations/performance.md).");
 
-        --producers N            producer threads (1)
-        --consumers N            consumer threads long-polling with Log.fetch; partitions are
-                                 shared round-robin (1; 0 = no end-to-end latency)
-        --record-bytes N         value bytes per record, >= 8 (1024); the first 8 carry the send time
-        --keys null|uniform:N    null keys (sticky partition) or N keys chosen uniformly (null)
-        --partitions N           partitions of the stream (8)
-        --nodes N                LoamNodes in this JVM (1): 1 uses the embedded single-node
-                                 metastore; 2..5 give every node its own Apache Ratis voter
-                                 (loopback gRPC) over one shared store; producer i appends
-                                 through node i mod N, consumer j fetches through node j mod N
-        --transport T            embedded (Log API calls in this JVM, default) or http: every
-                                 node serves the native HTTP API on a loopback port and the
-                                 producers and consumers use the JDK HTTP client (JSON, base64
-                                 values); client and server share this JVM and its CPU figures
-        --rate N                 records/s over all producers at a fixed schedule; 0 = flat out (0)
-        --duration D             measured time, e.g. 20s, 500ms, 1m (20s)
-        --warmup D               unmeasured time before it (5s)
-        --class standard|express durability class (standard); express writes to 3 zonal stores
-                                 (temp dirs) through ExpressObjectStore
-        --flush-ms N             flush interval of the class (class default: standard 250, express 5)
-        --records-per-append N   records per Log.append call (100)
-        --in-flight N            appends in flight per producer (64)
-        --wal-object-bytes N     a node's WAL object size limit (8388608, the spec's 8 MiB); on
-                                 the filesystem store 1-2 MiB objects write a burst in parallel
-        --objects-in-flight N    WAL objects a node writes at once, 1..64 (4)
-        --store URI              object store URI (mem://, file:///path, ...); default a temp dir
-        --zone-store file|mem    express zones: temp filesystem dirs, each write fsynced (file,
-                                 default), or in-memory stores (mem), so that with --latency the
-                                 injected delay alone models the zonal store
-        --latency P              injected store latency, per call: local (none), s3-standard
-                                 (PUT p50 40/p99 200 ms, GET 20/100), zonal-express (4/10), or
-                                 custom:P50/P99[,GETP50/GETP99] (ms); lognormal fitted to p50/p99
-        --co-correction M        at a fixed rate: intended (latency from the scheduled send time,
-                                 default) or expected-interval (HdrHistogram correction)
-        --seed N                 seed of keys, payloads and latency samples (42)
-        --scenario S             quick (8 s + 2 s warm-up, the options above still apply) or
-                                 baseline (the four scenarios of docs/operations/performance.md)
-        --runs N                 repetitions of each scenario (1); medians and spreads reported
-        --limits                 also measure memory copy, CRC32C and 8 MiB write+fsync, print ratios
-        --out FILE               JSON output (target/bench-<timestamp>.json); the SVG plot goes next
-                                 to it (same name, .svg)
-        --vs-kafka               also run every scenario through the Kafka Java client against
-                                 an Apache Kafka 4.4.0 broker (KRaft, one node, its own JVM),
-                                 each Kafka run right after the Loam run; the summary and the
-                                 JSON put both side by side with Loam/Kafka ratios. Producer:
-                                 acks=all, linger.ms=5, batch.size=1 MiB, else Kafka defaults;
-                                 the broker does not fsync per write (Kafka's default);
-                                 Kafka is one broker whatever --nodes says
-        --kafka-fsync            with --vs-kafka: topics with flush.messages=1, so the broker
-                                 fsyncs every append before it acks (like-for-like durability
-                                 with Loam's filesystem store, which fsyncs each WAL object)
-        --kafka-lib DIR          the broker's jars (loam-bench/target/kafka-lib, made by the build)
-        --help                   this text
-      """;
+  private static final BenchConfig D = defaults();
 
-  /** Parses the command line of {@code ./loam bench}. */
+  static final Flag<Integer> PRODUCERS =
+      CMD.flag("--producers", "N", Values.integer(1, 1024), D.producers, "producer threads");
+  static final Flag<Integer> CONSUMERS =
+      CMD.flag(
+          "--consumers",
+          "N",
+          Values.integer(0, 1024),
+          D.consumers,
+          "consumer threads long-polling with Log.fetch, partitions shared round-robin"
+              + " (0 = no end-to-end latency)");
+  static final Flag<Integer> RECORD_BYTES =
+      CMD.flag(
+          "--record-bytes",
+          "N",
+          Values.integer(8, 64 << 20),
+          D.recordBytes,
+          "value bytes per record; the first 8 carry the send time");
+  static final Flag<Integer> KEYS =
+      CMD.optional(
+          "--keys",
+          "null|uniform:N",
+          BenchConfig::parseKeys,
+          "null",
+          "null keys (sticky partition) or N keys chosen uniformly");
+  static final Flag<Integer> PARTITIONS =
+      CMD.flag(
+          "--partitions",
+          "N",
+          Values.integer(1, 100_000),
+          D.partitions,
+          "partitions of the stream");
+  static final Flag<Integer> NODES =
+      CMD.flag(
+          "--nodes",
+          "N",
+          Values.integer(1, 5),
+          D.nodes,
+          "LoamNodes in this JVM; 2..5 give each its own Ratis voter on one shared store");
+  static final Flag<String> TRANSPORT =
+      CMD.flag(
+          "--transport",
+          "T",
+          Values.oneOf("embedded", "http"),
+          D.transport,
+          "embedded (Log API calls in this JVM) or http (each node serves the HTTP API on loopback)");
+  static final Flag<Long> RATE =
+      CMD.flag(
+          "--rate",
+          "N",
+          Values.longValue(0, Long.MAX_VALUE),
+          D.rate,
+          "records/s over all producers at a fixed schedule; 0 = flat out");
+  static final Flag<Duration> DURATION =
+      CMD.optional(
+          "--duration", "D", Values.duration(), "20s (quick: 8s)", "measured time: 500ms, 20s, 1m");
+  static final Flag<Duration> WARMUP =
+      CMD.optional(
+          "--warmup", "D", Values.duration(), "5s (quick: 2s)", "unmeasured time before it");
+  static final Flag<DurabilityClass> CLASS =
+      CMD.flag(
+          "--class",
+          "standard|express",
+          t ->
+              DurabilityClass.valueOf(
+                  Values.oneOf("standard", "express").parse(t).toUpperCase(Locale.ROOT)),
+          D.durabilityClass,
+          "durability class; express writes to 3 zonal stores through ExpressObjectStore");
+  static final Flag<Long> FLUSH_MS =
+      CMD.optional(
+          "--flush-ms",
+          "N",
+          Values.longValue(1, 60_000),
+          "standard 250, express 5",
+          "flush interval of the class");
+  static final Flag<Integer> RECORDS_PER_APPEND =
+      CMD.flag(
+          "--records-per-append",
+          "N",
+          Values.integer(1, 100_000),
+          D.recordsPerAppend,
+          "records per Log.append call");
+  static final Flag<Integer> IN_FLIGHT =
+      CMD.flag(
+          "--in-flight",
+          "N",
+          Values.integer(1, 1_000_000),
+          D.inFlight,
+          "appends in flight per producer");
+  static final Flag<Integer> WAL_OBJECT_BYTES =
+      CMD.optional(
+          "--wal-object-bytes",
+          "N",
+          Values.integer(1024, Integer.MAX_VALUE),
+          "8388608",
+          "a node's WAL object size limit (on the filesystem store 1-2 MiB write bursts in parallel)");
+  static final Flag<Integer> OBJECTS_IN_FLIGHT =
+      CMD.optional(
+          "--objects-in-flight",
+          "N",
+          Values.integer(1, 64),
+          "4",
+          "WAL objects a node writes at once");
+  static final Flag<String> STORE =
+      CMD.optional(
+          "--store",
+          "URI",
+          StoreUris.parser(false),
+          "a temp directory",
+          "object store URI: mem://, file:///path, s3://, azblob://, gs://");
+  static final Flag<String> ZONE_STORE =
+      CMD.flag(
+          "--zone-store",
+          "file|mem",
+          Values.oneOf("file", "mem"),
+          D.zoneStore,
+          "express zones: temp directories fsynced per write, or in-memory (latency injected only)");
+  static final Flag<LatencyModel.Profile> LATENCY =
+      CMD.optional(
+          "--latency",
+          "P",
+          LatencyModel.Profile::parse,
+          "local",
+          "injected store latency: local, s3-standard, zonal-express, custom:P50/P99[,GP50/GP99]");
+  static final Flag<String> CO_CORRECTION =
+      CMD.flag(
+          "--co-correction",
+          "M",
+          Values.oneOf("intended", "expected-interval"),
+          D.coCorrection,
+          "at a fixed rate: latency from the scheduled send (intended) or HdrHistogram's correction");
+  static final Flag<Long> SEED =
+      CMD.flag(
+          "--seed",
+          "N",
+          Values.longValue(Long.MIN_VALUE, Long.MAX_VALUE),
+          D.seed,
+          "seed of keys, payloads and latency samples");
+  static final Flag<String> SCENARIO =
+      CMD.optional(
+          "--scenario",
+          "S",
+          Values.oneOf("quick", "baseline"),
+          "custom",
+          "quick (8 s + 2 s warm-up) or baseline (the four scenarios of performance.md)");
+  static final Flag<Integer> RUNS =
+      CMD.flag(
+          "--runs",
+          "N",
+          Values.integer(1, 1000),
+          1,
+          "repetitions of each scenario (medians, spreads)");
+  static final Flag<Boolean> LIMITS =
+      CMD.toggle(
+          "--limits", "also measure memory copy, CRC32C and 8 MiB write+fsync, print ratios");
+  static final Flag<String> OUT =
+      CMD.optional(
+          "--out",
+          "FILE",
+          Values.nonBlank(),
+          "target/bench-<timestamp>.json",
+          "JSON report; the SVG plot goes next to it (same name, .svg)");
+  static final Flag<Boolean> VS_KAFKA =
+      CMD.toggle(
+          "--vs-kafka",
+          "also run every scenario through the Kafka client against a one-broker Apache Kafka");
+  static final Flag<Boolean> KAFKA_FSYNC =
+      CMD.toggle(
+          "--kafka-fsync", "with --vs-kafka: topics with flush.messages=1 (fsync before each ack)");
+  static final Flag<String> KAFKA_LIB =
+      CMD.optional(
+          "--kafka-lib",
+          "DIR",
+          Values.nonBlank(),
+          "loam-bench/target/kafka-lib",
+          "the broker's jars (made by the build)");
+
+  /**
+   * Parses the command line of {@code ./loam bench}; a {@link UsageException} names the flag at
+   * fault. With {@code --help} only {@link Options#help()} is meaningful.
+   */
   public static Options parse(String[] args) {
-    BenchConfig c = defaults();
-    String scenario = null;
-    int runs = 1;
-    String out = null;
-    boolean limits = false;
-    boolean help = false;
-    boolean vsKafka = false;
-    String kafkaLib = null;
-    boolean kafkaFsync = false;
-    int producers = c.producers;
-    int consumers = c.consumers;
-    int recordBytes = c.recordBytes;
-    int keys = c.keys;
-    int partitions = c.partitions;
-    int nodes = c.nodes;
-    String transport = c.transport;
-    long rate = c.rate;
-    Duration duration = null;
-    Duration warmup = null;
-    DurabilityClass cls = c.durabilityClass;
-    long flush = c.flushMillis;
-    int perAppend = c.recordsPerAppend;
-    int inFlight = c.inFlight;
-    int walObjectBytes = c.walObjectBytes;
-    int objectsInFlight = c.objectsInFlight;
-    String store = c.store;
-    String zoneStore = c.zoneStore;
-    LatencyModel.Profile latency = c.latency;
-    String co = c.coCorrection;
-    long seed = c.seed;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("--help") || a.equals("-h")) {
-        help = true;
-        continue;
-      }
-      if (a.equals("--limits")) {
-        limits = true;
-        continue;
-      }
-      if (a.equals("--vs-kafka")) {
-        vsKafka = true;
-        continue;
-      }
-      if (a.equals("--kafka-fsync")) {
-        kafkaFsync = true;
-        continue;
-      }
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("missing value for " + a);
-      }
-      String v = args[++i];
-      switch (a) {
-        case "--producers" -> producers = Integer.parseInt(v);
-        case "--consumers" -> consumers = Integer.parseInt(v);
-        case "--record-bytes" -> recordBytes = Integer.parseInt(v);
-        case "--keys" -> keys = parseKeys(v);
-        case "--partitions" -> partitions = Integer.parseInt(v);
-        case "--nodes" -> nodes = Integer.parseInt(v);
-        case "--transport" -> transport = v;
-        case "--rate" -> rate = Long.parseLong(v);
-        case "--duration" -> duration = parseDuration(v);
-        case "--warmup" -> warmup = parseDuration(v);
-        case "--class" -> cls = DurabilityClass.valueOf(v.toUpperCase(Locale.ROOT));
-        case "--flush-ms" -> flush = Long.parseLong(v);
-        case "--records-per-append" -> perAppend = Integer.parseInt(v);
-        case "--in-flight" -> inFlight = Integer.parseInt(v);
-        case "--wal-object-bytes" -> walObjectBytes = Integer.parseInt(v);
-        case "--objects-in-flight" -> objectsInFlight = Integer.parseInt(v);
-        case "--store" -> store = v;
-        case "--zone-store" -> zoneStore = v;
-        case "--latency" -> latency = LatencyModel.Profile.parse(v);
-        case "--co-correction" -> co = v;
-        case "--seed" -> seed = Long.parseLong(v);
-        case "--scenario" -> scenario = v;
-        case "--runs" -> runs = Integer.parseInt(v);
-        case "--out" -> out = v;
-        case "--kafka-lib" -> kafkaLib = v;
-        default -> throw new IllegalArgumentException("unknown option " + a + " (see --help)");
-      }
+    ParsedArgs a = CMD.parse(args);
+    if (a.help()) {
+      return new Options(List.of(), 1, null, false, true, false, null, false);
     }
-    if (runs < 1) {
-      throw new IllegalArgumentException("--runs must be >= 1");
-    }
+    String scenario = a.get(SCENARIO);
     boolean quick = "quick".equals(scenario);
-    Duration d = duration != null ? duration : quick ? Duration.ofSeconds(8) : c.duration;
-    Duration w = warmup != null ? warmup : quick ? Duration.ofSeconds(2) : c.warmup;
-    BenchConfig base =
-        new BenchConfig(
-            scenario == null ? "custom" : scenario,
-            producers,
-            consumers,
-            recordBytes,
-            keys,
-            partitions,
-            nodes,
-            transport,
-            rate,
-            d,
-            w,
-            cls,
-            flush,
-            perAppend,
-            inFlight,
-            walObjectBytes,
-            objectsInFlight,
-            store,
-            zoneStore,
-            latency,
-            co,
-            seed);
+    Duration d = a.given(DURATION) ? a.get(DURATION) : quick ? Duration.ofSeconds(8) : D.duration;
+    Duration w = a.given(WARMUP) ? a.get(WARMUP) : quick ? Duration.ofSeconds(2) : D.warmup;
+    if (a.get(KAFKA_FSYNC) && !a.get(VS_KAFKA)) {
+      throw new UsageException(KAFKA_FSYNC.name(), "needs --vs-kafka");
+    }
+    long rate = a.get(RATE);
+    BenchConfig base;
+    try {
+      base =
+          new BenchConfig(
+              scenario == null ? "custom" : scenario,
+              a.get(PRODUCERS),
+              a.get(CONSUMERS),
+              a.get(RECORD_BYTES),
+              a.given(KEYS) ? a.get(KEYS) : D.keys,
+              a.get(PARTITIONS),
+              a.get(NODES),
+              a.get(TRANSPORT),
+              rate,
+              d,
+              w,
+              a.get(CLASS),
+              a.given(FLUSH_MS) ? a.get(FLUSH_MS) : D.flushMillis,
+              a.get(RECORDS_PER_APPEND),
+              a.get(IN_FLIGHT),
+              a.given(WAL_OBJECT_BYTES) ? a.get(WAL_OBJECT_BYTES) : D.walObjectBytes,
+              a.given(OBJECTS_IN_FLIGHT) ? a.get(OBJECTS_IN_FLIGHT) : D.objectsInFlight,
+              a.get(STORE),
+              a.get(ZONE_STORE),
+              a.given(LATENCY) ? a.get(LATENCY) : D.latency,
+              a.get(CO_CORRECTION),
+              a.get(SEED));
+    } catch (UsageException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(null, e.getMessage(), e);
+    }
     List<BenchConfig> scenarios = new ArrayList<>();
-    if (scenario == null || quick) {
-      scenarios.add(base);
-    } else if (scenario.equals("baseline")) {
+    if ("baseline".equals(scenario)) {
       scenarios.addAll(baseline(base, rate));
     } else {
-      throw new IllegalArgumentException("unknown scenario " + scenario + " (quick, baseline)");
-    }
-    if (kafkaFsync && !vsKafka) {
-      throw new IllegalArgumentException("--kafka-fsync needs --vs-kafka");
+      scenarios.add(base);
     }
     return new Options(
-        List.copyOf(scenarios), runs, out, limits, help, vsKafka, kafkaLib, kafkaFsync);
+        List.copyOf(scenarios),
+        a.get(RUNS),
+        a.get(OUT),
+        a.get(LIMITS),
+        false,
+        a.get(VS_KAFKA),
+        a.get(KAFKA_LIB),
+        a.get(KAFKA_FSYNC));
   }
 
   /**
@@ -464,26 +534,8 @@ public record BenchConfig(
       return 0;
     }
     if (v.startsWith("uniform:")) {
-      int n = Integer.parseInt(v.substring("uniform:".length()));
-      if (n < 1) {
-        throw new IllegalArgumentException("uniform:N needs N >= 1");
-      }
-      return n;
+      return Values.integer(1, Integer.MAX_VALUE).parse(v.substring("uniform:".length()));
     }
-    throw new IllegalArgumentException("--keys is null or uniform:N, got " + v);
-  }
-
-  static Duration parseDuration(String v) {
-    String s = v.trim().toLowerCase(Locale.ROOT);
-    if (s.endsWith("ms")) {
-      return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
-    }
-    if (s.endsWith("s")) {
-      return Duration.ofMillis((long) (Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
-    }
-    if (s.endsWith("m")) {
-      return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1)) * 60);
-    }
-    return Duration.ofMillis((long) (Double.parseDouble(s) * 1000));
+    throw new IllegalArgumentException("not null or uniform:N: " + v);
   }
 }

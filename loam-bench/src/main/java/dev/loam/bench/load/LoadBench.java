@@ -1,5 +1,6 @@
 package dev.loam.bench.load;
 
+import dev.loam.cli.UsageException;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +19,8 @@ import org.HdrHistogram.Histogram;
 /**
  * {@code ./loam bench}: Loam's end-to-end load generator. Runs each scenario {@code --runs} times
  * (interleaved), prints a summary and writes a JSON report and an SVG plot of the latency
- * percentile distributions. See {@link BenchConfig#HELP} for the options.
+ * percentile distributions. {@link BenchConfig#CMD} declares its options ({@code --help} prints
+ * them).
  */
 public final class LoadBench {
   private LoadBench() {}
@@ -114,12 +116,12 @@ public final class LoadBench {
     BenchConfig.Options o;
     try {
       o = BenchConfig.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("loam bench: " + e.getMessage());
+    } catch (UsageException e) {
+      BenchConfig.CMD.printUsageError(e, System.err);
       return 2;
     }
     if (o.help()) {
-      System.out.print(BenchConfig.HELP);
+      System.out.print(BenchConfig.CMD.help());
       return 0;
     }
     return execute(o).exitCode();

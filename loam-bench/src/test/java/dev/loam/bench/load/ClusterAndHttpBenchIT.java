@@ -92,7 +92,7 @@ class ClusterAndHttpBenchIT {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> BenchConfig.parse(new String[] {"--transport", "grpc"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--transport is embedded or http");
+        .hasMessage("--transport: not one of embedded, http: grpc");
   }
 
   @Test
@@ -100,6 +100,6 @@ class ClusterAndHttpBenchIT {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> BenchConfig.parse(new String[] {"--nodes", "0"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("nodes 1..5");
+        .hasMessage("--nodes: not in 1..5: 0");
   }
 }

@@ -76,6 +76,6 @@ class ThreadCpuTest {
         .isTrue();
     assertThat(BenchConfig.parse(new String[] {"--vs-kafka"}).kafkaFsync()).isFalse();
     assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--kafka-fsync"}))
-        .hasMessageContaining("--kafka-fsync needs --vs-kafka");
+        .hasMessage("--kafka-fsync: needs --vs-kafka");
   }
 }

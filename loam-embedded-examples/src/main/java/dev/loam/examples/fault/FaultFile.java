@@ -63,6 +63,26 @@ public final class FaultFile implements AutoCloseable {
     return new FaultFile(file, store, notices, scheduler, interval);
   }
 
+  /**
+   * The {@code --fault-file} value check, run while the command line is parsed: the file's
+   * directory must exist (a typo there would leave the faults off for good), and a file that is
+   * there must be valid. An absent file in an existing directory is no faults until a test writes
+   * it.
+   */
+  public static Path checkPath(String text) {
+    Path file = Path.of(text);
+    Path dir = file.toAbsolutePath().getParent();
+    if (dir == null || !Files.isDirectory(dir)) {
+      throw new IllegalArgumentException("no such directory " + dir + ": " + text);
+    }
+    try {
+      read(file);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage() + ": " + text, e);
+    }
+    return file;
+  }
+
   /** Re-reads the file now (also done on every interval). */
   public synchronized void reload() throws IOException {
     FaultRates r = read(file);

@@ -1,8 +1,8 @@
 package dev.loam.examples.server;
 
 import dev.loam.api.LoamNode;
-import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
+import dev.loam.cli.UsageException;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
 import dev.loam.examples.fault.FaultFile;
@@ -10,7 +10,6 @@ import dev.loam.examples.fault.FaultInjectingStore;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
-import dev.loam.meta.ratis.RatisSettings;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.StoreContext;
 import dev.loam.store.ObjectStores;
@@ -20,18 +19,12 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -84,58 +77,16 @@ public final class LoamNodeMain {
 
   private LoamNodeMain() {}
 
-  /** The parsed command line; plain validated values. */
-  record Options(
-      String id,
-      String zone,
-      Map<String, String> voters,
-      Map<String, String> listeners,
-      Path dataDir,
-      String store,
-      String host,
-      int httpPort,
-      int slots,
-      String advertisedAddress,
-      Duration flushInterval,
-      Duration startTimeout,
-      Duration livenessTimeout,
-      Path faultFile) {
-
-    /** Where this node's Ratis replica keeps its log and snapshots. */
-    Path metaDir() {
-      return dataDir.resolve("meta");
-    }
-
-    RatisSettings ratisSettings() {
-      return RatisSettings.builder(id, voters, metaDir()).listeners(listeners).build();
-    }
-
-    NodeSettings nodeSettings() {
-      NodeSettings s = NodeSettings.defaults();
-      if (flushInterval != null) {
-        s = s.withFlushInterval(flushInterval);
-      }
-      return s.withIdentity(advertisedAddress, zone, slots);
-    }
-
-    String role() {
-      return voters.containsKey(id) ? "voter" : "listener";
-    }
-  }
-
   public static void main(String[] args) throws InterruptedException {
-    for (String a : args) {
-      if (a.equals("-h") || a.equals("--help")) {
+    NodeOptions o;
+    try {
+      if (NodeOptions.CMD.parse(args).help()) {
         usage(System.out);
         return;
       }
-    }
-    Options o;
-    try {
-      o = parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("loam node: " + e.getMessage());
-      usage(System.err);
+      o = NodeOptions.parse(args);
+    } catch (UsageException e) {
+      NodeOptions.CMD.printUsageError(e, System.err);
       System.exit(2);
       return;
     }
@@ -147,8 +98,11 @@ public final class LoamNodeMain {
     Member m;
     try {
       m = Member.start(o, System.out);
-    } catch (RuntimeException e) {
-      System.err.println("loam node: " + o.id() + " could not start: " + e);
+    } catch (Throwable e) {
+      // Whatever failed, the member closed what it had started (its replica, its pools): exit so
+      // that nothing keeps serving half a node, with one line saying which flag to change.
+      System.err.println(
+          "loam node: " + o.id() + " could not start: " + StartFailure.describe(e, null));
       System.exit(1);
       return;
     }
@@ -169,7 +123,7 @@ public final class LoamNodeMain {
    * run on. Built by {@link #start}, torn down by {@link #stop}.
    */
   static final class Member {
-    private final Options options;
+    private final NodeOptions options;
     private final PrintStream out;
     private final ExecutorService metaExecutor;
     private final ScheduledExecutorService roleWatch;
@@ -180,7 +134,7 @@ public final class LoamNodeMain {
     private volatile FaultFile faultFile;
     private volatile ExecutorService storeIo;
 
-    private Member(Options options, PrintStream out) {
+    private Member(NodeOptions options, PrintStream out) {
       this.options = options;
       this.out = out;
       this.metaExecutor = Executors.newFixedThreadPool(4, daemon("loam-meta-" + options.id()));
@@ -193,20 +147,45 @@ public final class LoamNodeMain {
      * HTTP server, then prints the ready line. Throws (after closing what it started) if any step
      * fails or no leader appears within the start timeout.
      */
-    static Member start(Options o, PrintStream out) {
+    static Member start(NodeOptions o, PrintStream out) {
       Member m = new Member(o, out);
       try {
-        checkIdentity(o);
+        StartFailure.step(
+            "--data-dir " + o.dataDir(),
+            null,
+            () -> {
+              checkIdentity(o);
+              return null;
+            });
         InstantSource clock = InstantSource.system();
+        String peerAddress =
+            o.voters().containsKey(o.id()) ? o.voters().get(o.id()) : o.listeners().get(o.id());
         m.meta =
-            RatisMetastore.start(o.ratisSettings(), MetaSettings.defaults(), clock, m.metaExecutor);
+            StartFailure.step(
+                "--peers " + o.id() + "=" + peerAddress + " (this node's metastore replica)",
+                peerAddress,
+                () ->
+                    RatisMetastore.start(
+                        o.ratisSettings(), MetaSettings.defaults(), clock, m.metaExecutor));
         m.watchRole();
         long waitStart = System.nanoTime();
-        m.awaitMetastore();
+        StartFailure.step(
+            "--start-timeout-s " + o.startTimeout().toSeconds(),
+            null,
+            () -> {
+              m.awaitMetastore();
+              return null;
+            });
         long leaderWaitMillis = (System.nanoTime() - waitStart) / 1_000_000;
         LoamNode.Builder nb = LoamNode.builder().nodeId(o.id());
         if (o.faultFile() != null) {
-          m.openFaultyStore(clock);
+          StartFailure.step(
+              "--fault-file " + o.faultFile(),
+              null,
+              () -> {
+                m.openFaultyStore(clock);
+                return null;
+              });
           nb.objectStore(m.faultyStore).ioExecutor(m.storeIo);
         } else {
           nb.storeUri(o.store());
@@ -215,8 +194,22 @@ public final class LoamNodeMain {
             .settings(o.nodeSettings())
             .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))
             .clock(clock);
-        m.node = startNodeRetrying(nb, o.id(), waitStart, o.startTimeout(), out);
-        m.server = LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()).start();
+        m.node =
+            StartFailure.step(
+                "--store " + o.store(),
+                null,
+                () -> startNodeRetrying(nb, o.id(), waitStart, o.startTimeout(), out));
+        String bind = o.host() + ":" + o.httpPort();
+        m.server =
+            StartFailure.step(
+                "--http-port " + o.httpPort(),
+                bind,
+                () ->
+                    LoamHttpServer.builder()
+                        .node(m.node)
+                        .host(o.host())
+                        .port(o.httpPort())
+                        .start());
         out.println(
             "loam: node "
                 + o.id()
@@ -244,7 +237,9 @@ public final class LoamNodeMain {
                 + ManagementFactory.getRuntimeMXBean().getUptime());
         out.flush();
         return m;
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // Also what a library throws undeclared (a BindException from Netty): close the replica,
+        // the node and the pools, so that no port stays bound and no thread keeps the JVM up.
         m.close();
         throw e;
       }
@@ -273,27 +268,29 @@ public final class LoamNodeMain {
       out.flush();
     }
 
+    /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
-      if (server != null) {
-        server.close();
-      }
-      if (node != null) {
-        node.close();
-      }
-      if (faultFile != null) {
-        faultFile.close();
-      }
-      if (faultyStore != null) {
-        faultyStore.close();
-      }
+      quietly(server);
+      quietly(node);
+      quietly(faultFile);
+      quietly(faultyStore);
       if (storeIo != null) {
         storeIo.shutdownNow();
       }
-      if (meta != null) {
-        meta.close();
-      }
+      quietly(meta);
       metaExecutor.shutdownNow();
+    }
+
+    private void quietly(AutoCloseable c) {
+      if (c == null) {
+        return;
+      }
+      try {
+        c.close();
+      } catch (Exception e) {
+        out.println("loam: node " + options.id() + " could not close " + c + ": " + e);
+      }
     }
 
     /**
@@ -431,124 +428,11 @@ public final class LoamNodeMain {
     }
   }
 
-  /** Parses the command line; IllegalArgumentException names what is wrong. */
-  static Options parse(String[] args) {
-    String id = null;
-    String zone = "";
-    String peers = null;
-    Path dataDir = null;
-    String store = null;
-    String host = "127.0.0.1";
-    int httpPort = -1;
-    int slots = 1;
-    String advertised = null;
-    int voterCount = 0;
-    Duration flush = null;
-    Duration startTimeout = Duration.ofMinutes(5);
-    Duration liveness = OwnershipSettings.defaults().livenessTimeout();
-    Path faultFile = null;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("missing value for " + a);
-      }
-      String v = args[++i];
-      switch (a) {
-        case "--id", "--node-id" -> id = v;
-        case "--zone" -> zone = v;
-        case "--peers" -> peers = v;
-        case "--data-dir" -> dataDir = Path.of(v);
-        case "--store" -> store = v;
-        case "--host" -> host = v;
-        case "--http-port", "--port" -> httpPort = intIn(a, v, 1, 65535);
-        case "--slots" -> slots = intIn(a, v, 1, 1_000_000);
-        case "--advertised-address" -> advertised = v;
-        case "--voters" -> voterCount = intIn(a, v, 1, RatisSettings.MAX_VOTERS);
-        case "--flush-ms" -> flush = Duration.ofMillis(intIn(a, v, 1, 60_000));
-        case "--start-timeout-s" ->
-            startTimeout = Duration.ofSeconds(intIn(a, v, 1, (int) MAX_START_TIMEOUT.toSeconds()));
-        case "--liveness-timeout-ms" -> liveness = Duration.ofMillis(intIn(a, v, 1000, 3_600_000));
-        case "--fault-file" -> faultFile = Path.of(v);
-        default -> throw new IllegalArgumentException("unknown option " + a);
-      }
-    }
-    require(id != null, "--id is required");
-    require(peers != null, "--peers is required");
-    require(dataDir != null, "--data-dir is required");
-    require(store != null, "--store is required (an object store every node shares)");
-    require(httpPort > 0, "--http-port is required");
-    checkStore(store);
-    Map<String, String> all = parsePeers(peers);
-    require(all.containsKey(id), "--id " + id + " is not one of the --peers " + all.keySet());
-    int voters = voterCount > 0 ? voterCount : defaultVoters(all.size());
-    require(
-        voters <= all.size(),
-        "--voters " + voters + " exceeds the " + all.size() + " peers of --peers");
-    Map<String, String> voterMap = new LinkedHashMap<>();
-    Map<String, String> listenerMap = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : all.entrySet()) {
-      (voterMap.size() < voters ? voterMap : listenerMap).put(e.getKey(), e.getValue());
-    }
-    if (advertised == null) {
-      advertised = "http://" + advertisableHost(host) + ":" + httpPort;
-    }
-    checkAdvertised(advertised);
-    return new Options(
-        id,
-        zone,
-        voterMap,
-        listenerMap,
-        dataDir,
-        store,
-        host,
-        httpPort,
-        slots,
-        advertised,
-        flush,
-        startTimeout,
-        liveness,
-        faultFile);
-  }
-
-  /**
-   * How many of {@code peers} vote: all up to 3, then 3 of 4 (a fourth voter adds no failure
-   * tolerance but one more vote to wait for), then 5 (tolerates two failures; more voters only slow
-   * each commit down).
-   */
-  static int defaultVoters(int peers) {
-    if (peers <= 3) {
-      return peers;
-    }
-    return peers == 4 ? 3 : 5;
-  }
-
-  /** {@code id1=host:port,id2=host:port,...} in order; each id once. */
-  static Map<String, String> parsePeers(String peers) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String p : peers.split(",")) {
-      String s = p.strip();
-      if (s.isEmpty()) {
-        continue;
-      }
-      int eq = s.indexOf('=');
-      require(eq > 0 && eq < s.length() - 1, "a peer must be id=host:port, got " + s);
-      String pid = s.substring(0, eq);
-      String addr = s.substring(eq + 1);
-      int colon = addr.lastIndexOf(':');
-      require(colon > 0 && colon < addr.length() - 1, "a peer must be id=host:port, got " + s);
-      intIn("the port of peer " + pid, addr.substring(colon + 1), 1, 65535);
-      require(out.put(pid, addr) == null, "peer " + pid + " is listed twice in --peers");
-    }
-    require(!out.isEmpty(), "--peers lists no peer");
-    return out;
-  }
-
-  /** The node settings {@code s} with this node's identity in the cluster. */
   /**
    * Refuses a data directory that belongs to another node id or another peer list, or that holds a
    * single-node {@code loam server} metastore; records the identity on the first start.
    */
-  static void checkIdentity(Options o) {
+  static void checkIdentity(NodeOptions o) {
     Path file = o.dataDir().resolve(IDENTITY_FILE);
     Properties want = new Properties();
     want.setProperty("id", o.id());
@@ -595,66 +479,6 @@ public final class LoamNodeMain {
     return b.toString();
   }
 
-  private static void checkStore(String store) {
-    require(
-        !store.toLowerCase(Locale.ROOT).startsWith("mem:"),
-        "--store mem:// is private to one process; a cluster needs a shared store"
-            + " (file:///shared/dir, s3://, azblob://, gs://)");
-    try {
-      URI u = new URI(store);
-      require(
-          u.getScheme() != null, "--store must be a URI such as file:///shared/dir, got " + store);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("--store is not a URI: " + store, e);
-    }
-  }
-
-  private static void checkAdvertised(String advertised) {
-    try {
-      URI u = new URI(advertised);
-      require(
-          ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null,
-          "--advertised-address must be http://host:port, got " + advertised);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("--advertised-address is not a URI: " + advertised, e);
-    }
-  }
-
-  /** A bind address others can use; the wildcard addresses are replaced by this host's name. */
-  private static String advertisableHost(String host) {
-    if (!host.equals("0.0.0.0") && !host.equals("::") && !host.equals("[::]")) {
-      return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-    }
-    try {
-      return InetAddress.getLocalHost().getCanonicalHostName();
-    } catch (UnknownHostException e) {
-      throw new IllegalArgumentException(
-          "--host "
-              + host
-              + " binds every interface and this host has no name: give"
-              + " --advertised-address",
-          e);
-    }
-  }
-
-  private static int intIn(String what, String v, int min, int max) {
-    try {
-      int n = Integer.parseInt(v);
-      if (n >= min && n <= max) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // Fall through.
-    }
-    throw new IllegalArgumentException(what + " must be in " + min + ".." + max + ", got " + v);
-  }
-
-  private static void require(boolean ok, String message) {
-    if (!ok) {
-      throw new IllegalArgumentException(message);
-    }
-  }
-
   private static ThreadFactory daemon(String name) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
@@ -665,18 +489,6 @@ public final class LoamNodeMain {
   }
 
   static void usage(PrintStream out) {
-    out.println(
-        "usage: loam node --id ID --peers id1=host:port,id2=host:port,id3=host:port\n"
-            + "                 --data-dir DIR --store URI --http-port PORT [--zone Z]\n"
-            + "                 [--host 127.0.0.1] [--slots 1] [--advertised-address URL]\n"
-            + "                 [--voters N] [--flush-ms MS] [--start-timeout-s 300]\n"
-            + "                 [--liveness-timeout-ms 10000] [--fault-file PATH]\n"
-            + "  Runs one cluster member: a Ratis metastore replica (its peer address is its\n"
-            + "  entry in --peers, its log in DIR/meta), a node on the shared object store URI\n"
-            + "  (file:///shared/dir, s3://, azblob://, gs://) and the HTTP API on PORT.\n"
-            + "  Every node gets the same --peers in the same order. --fault-file is for\n"
-            + "  chaos tests only: it makes the store fail a fraction of reads and writes as\n"
-            + "  the file says (re-read every 100 ms; absent = no faults). See\n"
-            + "  docs/operations/running-a-cluster.md.");
+    out.print(NodeOptions.CMD.help());
   }
 }

@@ -1,9 +1,14 @@
 package dev.loam.examples.server;
 
 import dev.loam.api.LoamNode;
+import dev.loam.cli.Command;
+import dev.loam.cli.Flag;
+import dev.loam.cli.ParsedArgs;
+import dev.loam.cli.StoreUris;
+import dev.loam.cli.UsageException;
+import dev.loam.cli.Values;
 import dev.loam.http.IngestQuota;
 import dev.loam.http.LoamHttpServer;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
@@ -25,53 +30,115 @@ import java.util.concurrent.CountDownLatch;
 public final class LoamServerMain {
   private LoamServerMain() {}
 
-  public static void main(String[] args) throws InterruptedException {
-    Path dataDir = Path.of("loam-data");
-    int port = 8080;
-    String host = "127.0.0.1";
-    String nodeId = "node-1";
-    String store = null;
-    long quotaRate = 0;
-    long quotaBurst = -1;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("-h") || a.equals("--help")) {
-        usage(System.out);
-        return;
-      }
-      if (i + 1 >= args.length) {
-        fail("missing value for " + a);
-      }
-      String v = args[++i];
-      switch (a) {
-        case "--data-dir" -> dataDir = Path.of(v);
-        case "--port", "--http-port" -> port = parsePort(v);
-        case "--host" -> host = v;
-        case "--node-id" -> nodeId = v;
-        case "--store" -> store = v;
-        case "--ingest-quota-bytes-per-sec" -> quotaRate = parseBytes(a, v);
-        case "--ingest-quota-burst-bytes" -> quotaBurst = parseBytes(a, v);
-        default -> fail("unknown option " + a);
-      }
-    }
-    if (quotaBurst >= 0 && quotaRate == 0) {
-      fail("--ingest-quota-burst-bytes needs --ingest-quota-bytes-per-sec");
+  /** The flags of {@code loam server}, in the order of its help. */
+  public static final Command CMD =
+      new Command(
+          "loam server",
+          "Serves the native HTTP API (docs/reference/http-api.md) of one node on the embedded\n"
+              + "default (a data directory with its single-node metastore) until SIGTERM or Ctrl-C.");
+
+  static final Flag<Path> DATA_DIR =
+      CMD.flag("--data-dir", "DIR", Values.path(), Path.of("loam-data"), "the node's directory");
+  static final Flag<Integer> PORT =
+      CMD.flag(
+          "--port|--http-port", "N", Values.port(true), 8080, "the HTTP port (0 = any free one)");
+  static final Flag<String> HOST =
+      CMD.flag(
+          "--host",
+          "H",
+          Values.nonBlank(),
+          "127.0.0.1",
+          "the HTTP bind address; 0.0.0.0 binds every interface");
+  static final Flag<String> NODE_ID =
+      CMD.flag("--node-id", "ID", Values.nonBlank(), "node-1", "the node's id");
+  static final Flag<String> STORE =
+      CMD.optional(
+          "--store",
+          "URI",
+          StoreUris.parser(false),
+          "DIR/objects",
+          "where the objects live: mem://, file:///dir, s3://, azblob://, gs://");
+  static final Flag<Long> QUOTA_RATE =
+      CMD.optional(
+          "--ingest-quota-bytes-per-sec",
+          "N",
+          Values.longValue(1, Long.MAX_VALUE),
+          "unlimited",
+          "produce bytes per second per namespace on this node (not cluster-wide)");
+  static final Flag<Long> QUOTA_BURST =
+      CMD.optional(
+          "--ingest-quota-burst-bytes",
+          "B",
+          Values.longValue(1, Long.MAX_VALUE),
+          "one second's worth",
+          "the quota's burst; needs --ingest-quota-bytes-per-sec");
+
+  /** The parsed command line. */
+  record Options(
+      Path dataDir, int port, String host, String nodeId, String store, IngestQuota quota) {}
+
+  /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
+  static Options parse(String[] args) {
+    ParsedArgs a = CMD.parse(args);
+    Long rate = a.get(QUOTA_RATE);
+    Long burst = a.get(QUOTA_BURST);
+    if (burst != null && rate == null) {
+      throw new UsageException(QUOTA_BURST.name(), "needs --ingest-quota-bytes-per-sec");
     }
     IngestQuota quota =
-        quotaRate == 0
-            ? IngestQuota.unlimited()
-            : IngestQuota.of(quotaRate, quotaBurst > 0 ? quotaBurst : quotaRate);
-    LoamNode.Builder nb = LoamNode.builder().nodeId(nodeId).dataDir(dataDir);
-    if (store != null) {
-      nb.storeUri(store);
+        rate == null ? IngestQuota.unlimited() : IngestQuota.of(rate, burst != null ? burst : rate);
+    return new Options(
+        a.get(DATA_DIR), a.get(PORT), a.get(HOST), a.get(NODE_ID), a.get(STORE), quota);
+  }
+
+  /**
+   * Parses and validates a {@code loam server} command line as {@link #main} would, without
+   * starting anything; a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String[] args) {
+    if (!CMD.parse(args).help()) {
+      parse(args);
     }
-    LoamNode node = nb.start();
+  }
+
+  public static void main(String[] args) throws InterruptedException {
+    Options o;
+    try {
+      if (CMD.parse(args).help()) {
+        System.out.print(CMD.help());
+        return;
+      }
+      o = parse(args);
+    } catch (UsageException e) {
+      CMD.printUsageError(e, System.err);
+      System.exit(2);
+      return;
+    }
+    LoamNode node;
     LoamHttpServer server;
     try {
-      server = LoamHttpServer.builder().node(node).host(host).port(port).ingestQuota(quota).start();
-    } catch (RuntimeException e) {
-      node.close();
-      throw e;
+      node = startNode(o);
+      try {
+        server =
+            StartFailure.step(
+                "--port " + o.port(),
+                o.host() + ":" + o.port(),
+                () ->
+                    LoamHttpServer.builder()
+                        .node(node)
+                        .host(o.host())
+                        .port(o.port())
+                        .ingestQuota(o.quota())
+                        .start());
+      } catch (RuntimeException e) {
+        node.close();
+        throw e;
+      }
+    } catch (Throwable e) {
+      // One line naming the flag to change, then exit: nothing half-started keeps the JVM up.
+      System.err.println("loam server: could not start: " + StartFailure.describe(e, null));
+      System.exit(1);
+      return;
     }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
@@ -85,9 +152,15 @@ public final class LoamServerMain {
                   stopped.countDown();
                 },
                 "loam-shutdown"));
-    String url = "http://" + host + ":" + server.port();
+    String url = "http://" + o.host() + ":" + server.port();
     System.out.println(
-        "loam: node " + nodeId + " serving " + url + " (data " + dataDir.toAbsolutePath() + ")");
+        "loam: node "
+            + o.nodeId()
+            + " serving "
+            + url
+            + " (data "
+            + o.dataDir().toAbsolutePath()
+            + ")");
     System.out.println(
         "loam: try  curl -s -X POST "
             + url
@@ -97,42 +170,12 @@ public final class LoamServerMain {
     stopped.await();
   }
 
-  private static int parsePort(String v) {
-    try {
-      int p = Integer.parseInt(v);
-      if (p >= 0 && p <= 65535) {
-        return p;
-      }
-    } catch (NumberFormatException e) {
-      // Fall through.
+  private static LoamNode startNode(Options o) {
+    LoamNode.Builder nb = LoamNode.builder().nodeId(o.nodeId()).dataDir(o.dataDir());
+    if (o.store() != null) {
+      nb.storeUri(o.store());
     }
-    fail("invalid port " + v);
-    return -1;
-  }
-
-  private static long parseBytes(String option, String v) {
-    try {
-      long n = Long.parseLong(v);
-      if (n >= 1) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // Fall through.
-    }
-    fail("invalid " + option + " " + v + " (a positive number of bytes)");
-    return -1;
-  }
-
-  private static void fail(String message) {
-    System.err.println("loam server: " + message);
-    usage(System.err);
-    System.exit(2);
-  }
-
-  private static void usage(PrintStream out) {
-    out.println(
-        "usage: loam server [--data-dir DIR] [--port 8080] [--host 127.0.0.1]"
-            + " [--node-id node-1] [--store URI]"
-            + " [--ingest-quota-bytes-per-sec N [--ingest-quota-burst-bytes B]]");
+    return StartFailure.step(
+        o.store() == null ? "--data-dir " + o.dataDir() : "--store " + o.store(), null, nb::start);
   }
 }

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,22 +19,30 @@ class LoamNodeMainTest {
 
   @TempDir Path dir;
 
+  /**
+   * A valid command line for node {@code id} of {@code peers}; each of {@code extra}'s flags is
+   * added, or replaces the value of the same base flag (a flag given twice is refused).
+   */
   static String[] args(String id, String peers, String... extra) {
-    List<String> a =
-        new ArrayList<>(
-            List.of(
-                "--id",
-                id,
-                "--peers",
-                peers,
-                "--data-dir",
-                "/tmp/x",
-                "--store",
-                "file:///shared/loam",
-                "--http-port",
-                "8081"));
-    a.addAll(List.of(extra));
-    return a.toArray(String[]::new);
+    Map<String, String> a = new LinkedHashMap<>();
+    a.put("--id", id);
+    a.put("--peers", peers);
+    a.put("--data-dir", "/tmp/x");
+    a.put("--store", "file:///shared/loam");
+    a.put("--http-port", "8081");
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < extra.length; i++) {
+      boolean hasValue = i + 1 < extra.length && !extra[i + 1].startsWith("--");
+      if (a.containsKey(extra[i]) && hasValue) {
+        a.put(extra[i], extra[++i]);
+      } else {
+        out.add(extra[i]);
+      }
+    }
+    List<String> all = new ArrayList<>();
+    a.forEach((k, v) -> all.addAll(List.of(k, v)));
+    all.addAll(out);
+    return all.toArray(String[]::new);
   }
 
   static String peers(int n) {
@@ -45,7 +55,7 @@ class LoamNodeMainTest {
 
   @Test
   void parsesTheRequiredOptionsWithDefaults() {
-    LoamNodeMain.Options o = LoamNodeMain.parse(args("n2", THREE));
+    NodeOptions o = NodeOptions.parse(args("n2", THREE));
     assertThat(o.id()).isEqualTo("n2");
     assertThat(o.voters()).containsOnlyKeys("n1", "n2", "n3");
     assertThat(o.voters().get("n2")).isEqualTo("127.0.0.1:9002");
@@ -64,16 +74,16 @@ class LoamNodeMainTest {
 
   @Test
   void faultInjectionIsOffUnlessAFaultFileIsGiven() {
-    assertThat(LoamNodeMain.parse(args("n1", THREE)).faultFile()).isNull();
+    assertThat(NodeOptions.parse(args("n1", THREE)).faultFile()).isNull();
     assertThat(
-            LoamNodeMain.parse(args("n1", THREE, "--fault-file", "/tmp/f.properties")).faultFile())
+            NodeOptions.parse(args("n1", THREE, "--fault-file", "/tmp/f.properties")).faultFile())
         .isEqualTo(Path.of("/tmp/f.properties"));
   }
 
   @Test
   void carriesZoneSlotsAddressAndFlushIntoTheNodeSettings() {
-    LoamNodeMain.Options o =
-        LoamNodeMain.parse(
+    NodeOptions o =
+        NodeOptions.parse(
             args(
                 "n1",
                 THREE,
@@ -97,73 +107,94 @@ class LoamNodeMainTest {
 
   @Test
   void theFirstPeersVoteAndTheRestListen() {
-    assertThat(LoamNodeMain.defaultVoters(1)).isEqualTo(1);
-    assertThat(LoamNodeMain.defaultVoters(3)).isEqualTo(3);
-    assertThat(LoamNodeMain.defaultVoters(4)).isEqualTo(3);
-    assertThat(LoamNodeMain.defaultVoters(5)).isEqualTo(5);
-    assertThat(LoamNodeMain.defaultVoters(8)).isEqualTo(5);
+    assertThat(NodeOptions.defaultVoters(1)).isEqualTo(1);
+    assertThat(NodeOptions.defaultVoters(3)).isEqualTo(3);
+    assertThat(NodeOptions.defaultVoters(4)).isEqualTo(3);
+    assertThat(NodeOptions.defaultVoters(5)).isEqualTo(5);
+    assertThat(NodeOptions.defaultVoters(8)).isEqualTo(5);
 
-    LoamNodeMain.Options four = LoamNodeMain.parse(args("n4", peers(4)));
+    NodeOptions four = NodeOptions.parse(args("n4", peers(4)));
     assertThat(four.voters()).containsOnlyKeys("n1", "n2", "n3");
     assertThat(four.listeners()).containsOnlyKeys("n4");
     assertThat(four.role()).isEqualTo("listener");
     assertThat(four.ratisSettings().localIsVoter()).isFalse();
 
-    LoamNodeMain.Options seven = LoamNodeMain.parse(args("n1", peers(7)));
+    NodeOptions seven = NodeOptions.parse(args("n1", peers(7)));
     assertThat(seven.voters()).containsOnlyKeys("n1", "n2", "n3", "n4", "n5");
     assertThat(seven.listeners()).containsOnlyKeys("n6", "n7");
 
-    LoamNodeMain.Options override = LoamNodeMain.parse(args("n1", peers(7), "--voters", "3"));
+    NodeOptions override = NodeOptions.parse(args("n1", peers(7), "--voters", "3"));
     assertThat(override.voters()).containsOnlyKeys("n1", "n2", "n3");
     assertThat(override.listeners()).hasSize(4);
   }
 
   @Test
+  void checksTheStoreSchemeAndTheFaultFileWhileParsing() throws Exception {
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--store", "fiel:///x")))
+        .isInstanceOf(dev.loam.cli.UsageException.class)
+        .hasMessageStartingWith("--store: no object store for scheme fiel (known: ");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--store", "/shared/loam")))
+        .hasMessageStartingWith("--store: not a store URI (no scheme");
+    Path absent = dir.resolve("faults.properties");
+    assertThat(NodeOptions.parse(args("n1", THREE, "--fault-file", absent.toString())).faultFile())
+        .isEqualTo(absent);
+    Path noDir = dir.resolve("typo").resolve("faults.properties");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--fault-file", noDir.toString())))
+        .hasMessage("--fault-file: no such directory " + noDir.getParent() + ": " + noDir);
+    Path bad = Files.writeString(dir.resolve("bad.properties"), "read_unavailable=0.2 # comment\n");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--fault-file", bad.toString())))
+        .hasMessageStartingWith("--fault-file: ")
+        .hasMessageEndingWith(": " + bad);
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--id", "n 1")))
+        .hasMessage("--id: not an id of [A-Za-z0-9._-]+: n 1");
+  }
+
+  @Test
   void refusesBadCommandLines() {
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n9", THREE)))
-        .hasMessageContaining("--id n9 is not one of the --peers");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE + ",n1=h:1")))
+    assertThatThrownBy(() -> NodeOptions.parse(args("n9", THREE)))
+        .hasMessageContaining("--id: n9 is not one of the --peers");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE + ",n1=h:1")))
         .hasMessageContaining("listed twice");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", "n1=nohost")))
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", "n1=nohost")))
         .hasMessageContaining("id=host:port");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", "n1=h:70000")))
-        .hasMessageContaining("port of peer n1");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--voters", "4")))
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", "n1=h:70000")))
+        .hasMessageContaining("--peers: the port of peer n1: not in 1..65535: 70000");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--voters", "4")))
         .hasMessageContaining("exceeds");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--store", "mem://")))
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--store", "mem://")))
         .hasMessageContaining("shared store");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--bogus", "1")))
-        .hasMessageContaining("unknown option --bogus");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--slots")))
-        .hasMessageContaining("missing value for --slots");
-    assertThatThrownBy(() -> LoamNodeMain.parse(args("n1", THREE, "--advertised-address", "lb:80")))
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--bogus", "1")))
+        .hasMessageContaining("--bogus: unknown option");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--slots")))
+        .hasMessageContaining("--slots: missing value N");
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--advertised-address", "lb:80")))
         .hasMessageContaining("http://host:port");
-    assertThatThrownBy(() -> LoamNodeMain.parse(new String[] {"--id", "n1"}))
-        .hasMessageContaining("--peers is required");
+    assertThatThrownBy(() -> NodeOptions.parse(new String[] {"--id", "n1"}))
+        .hasMessageContaining("--peers: required");
   }
 
   @Test
   void aDataDirectoryKeepsTheIdentityOfItsFirstStart() throws Exception {
-    LoamNodeMain.Options n1 =
-        LoamNodeMain.parse(args("n1", THREE, "--data-dir", dir.resolve("d").toString()));
+    NodeOptions n1 =
+        NodeOptions.parse(args("n1", THREE, "--data-dir", dir.resolve("d").toString()));
     LoamNodeMain.checkIdentity(n1);
     LoamNodeMain.checkIdentity(n1);
     assertThat(dir.resolve("d/loam-node.properties")).exists();
 
-    LoamNodeMain.Options asN2 =
-        LoamNodeMain.parse(args("n2", THREE, "--data-dir", dir.resolve("d").toString()));
+    NodeOptions asN2 =
+        NodeOptions.parse(args("n2", THREE, "--data-dir", dir.resolve("d").toString()));
     assertThatThrownBy(() -> LoamNodeMain.checkIdentity(asN2))
         .hasMessageContaining("another id")
         .hasMessageContaining("recorded=n1 given=n2");
 
-    LoamNodeMain.Options otherPeers =
-        LoamNodeMain.parse(args("n1", peers(5), "--data-dir", dir.resolve("d").toString()));
+    NodeOptions otherPeers =
+        NodeOptions.parse(args("n1", peers(5), "--data-dir", dir.resolve("d").toString()));
     assertThatThrownBy(() -> LoamNodeMain.checkIdentity(otherPeers))
         .hasMessageContaining("another voters");
 
     Files.createDirectories(dir.resolve("server/meta"));
-    LoamNodeMain.Options onServerDir =
-        LoamNodeMain.parse(args("n1", THREE, "--data-dir", dir.resolve("server").toString()));
+    NodeOptions onServerDir =
+        NodeOptions.parse(args("n1", THREE, "--data-dir", dir.resolve("server").toString()));
     assertThatThrownBy(() -> LoamNodeMain.checkIdentity(onServerDir))
         .hasMessageContaining("not started by loam node");
   }

@@ -1,0 +1,289 @@
+package dev.loam.examples.server;
+
+import dev.loam.api.NodeSettings;
+import dev.loam.api.OwnershipSettings;
+import dev.loam.cli.Command;
+import dev.loam.cli.Flag;
+import dev.loam.cli.ParsedArgs;
+import dev.loam.cli.StoreUris;
+import dev.loam.cli.UsageException;
+import dev.loam.cli.Values;
+import dev.loam.examples.fault.FaultFile;
+import dev.loam.meta.ratis.RatisSettings;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The command line of {@code loam node}: its option table ({@link #CMD}) and the validated values
+ * it parses to. Parsing touches neither the data directory, the store nor the network, so every
+ * mistake is reported before the node starts anything.
+ */
+public record NodeOptions(
+    String id,
+    String zone,
+    Map<String, String> voters,
+    Map<String, String> listeners,
+    Path dataDir,
+    String store,
+    String host,
+    int httpPort,
+    int slots,
+    String advertisedAddress,
+    Duration flushInterval,
+    Duration startTimeout,
+    Duration livenessTimeout,
+    Path faultFile) {
+
+  /** Where this node's Ratis replica keeps its log and snapshots. */
+  Path metaDir() {
+    return dataDir.resolve("meta");
+  }
+
+  RatisSettings ratisSettings() {
+    return RatisSettings.builder(id, voters, metaDir()).listeners(listeners).build();
+  }
+
+  NodeSettings nodeSettings() {
+    NodeSettings s = NodeSettings.defaults();
+    if (flushInterval != null) {
+      s = s.withFlushInterval(flushInterval);
+    }
+    return s.withIdentity(advertisedAddress, zone, slots);
+  }
+
+  String role() {
+    return voters.containsKey(id) ? "voter" : "listener";
+  }
+
+  /** The flags of {@code loam node}, in the order of its help. */
+  public static final Command CMD =
+      new Command(
+          "loam node",
+          "Runs one cluster member: a Ratis metastore replica (its peer address is its entry in\n"
+              + "--peers, its log in DIR/meta), a node on the shared object store and the HTTP API.\n"
+              + "Every node gets the same --peers in the same order."
+              + " See docs/operations/running-a-cluster.md.");
+
+  static final Flag<String> ID =
+      CMD.required(
+          "--id|--node-id", "ID", NodeOptions::nodeId, "the node's stable id, one of --peers");
+  static final Flag<Map<String, String>> PEERS =
+      CMD.required(
+          "--peers",
+          "id=host:port,...",
+          NodeOptions::parsePeers,
+          "every member's metastore peer address, in the same order on every node");
+  static final Flag<Path> DATA_DIR =
+      CMD.required(
+          "--data-dir", "DIR", Values.path(), "this node's own directory (Raft log, identity)");
+  static final Flag<String> STORE =
+      CMD.required(
+          "--store",
+          "URI",
+          StoreUris.parser(true),
+          "the object store every node shares: file:///dir, s3://, azblob://, gs://");
+  static final Flag<Integer> HTTP_PORT =
+      CMD.required("--http-port|--port", "PORT", Values.port(false), "the HTTP API port");
+  static final Flag<String> HOST =
+      CMD.flag(
+          "--host",
+          "H",
+          Values.nonBlank(),
+          "127.0.0.1",
+          "the HTTP bind address; 0.0.0.0 binds every interface");
+  static final Flag<String> ADVERTISED =
+      CMD.optional(
+          "--advertised-address",
+          "URL",
+          NodeOptions::advertisedUrl,
+          "http://H:PORT",
+          "the address other nodes and clients use to reach this node");
+  static final Flag<String> ZONE =
+      CMD.optional("--zone", "Z", Values.text(), "none", "the node's availability zone");
+  static final Flag<Integer> SLOTS =
+      CMD.flag(
+          "--slots", "N", Values.integer(1, 1_000_000), 1, "capacity weight for stream placement");
+  static final Flag<Integer> VOTERS =
+      CMD.optional(
+          "--voters",
+          "N",
+          Values.integer(1, RatisSettings.MAX_VOTERS),
+          "all peers up to 3, 3 of 4, 5 of 5 or more",
+          "how many of the first --peers vote in the metastore; the rest are listeners");
+  static final Flag<Duration> FLUSH =
+      CMD.optional(
+          "--flush-ms",
+          "MS",
+          Values.millis(1, 60_000),
+          "250 standard, 5 express",
+          "the WAL flush interval of standard and express streams");
+  static final Flag<Integer> START_TIMEOUT_S =
+      CMD.flag(
+          "--start-timeout-s",
+          "S",
+          Values.integer(1, (int) LoamNodeMain.MAX_START_TIMEOUT.toSeconds()),
+          300,
+          "how long to wait for a metastore leader and a confirmed registration");
+  static final Flag<Integer> LIVENESS_TIMEOUT_MS =
+      CMD.flag(
+          "--liveness-timeout-ms",
+          "MS",
+          Values.integer(1000, 3_600_000),
+          (int) OwnershipSettings.defaults().livenessTimeout().toMillis(),
+          "how long a node may go without renewing before the others declare it dead");
+  static final Flag<Path> FAULT_FILE =
+      CMD.optional(
+          "--fault-file",
+          "PATH",
+          FaultFile::checkPath,
+          "none (no faults)",
+          "chaos tests only: store fault rates read from PATH, re-read every 100 ms");
+
+  /**
+   * Parses and validates the command line without touching the data directory, the store or the
+   * network; a {@link UsageException} names the flag at fault. {@code --help} is the caller's to
+   * check first ({@link Command#parse} skips every check then).
+   */
+  public static NodeOptions parse(String[] args) {
+    ParsedArgs a = CMD.parse(args);
+    if (a.help()) {
+      throw new UsageException(null, "--help is not a node to run");
+    }
+    String id = a.get(ID);
+    Map<String, String> all = a.get(PEERS);
+    if (!all.containsKey(id)) {
+      throw new UsageException(ID.name(), id + " is not one of the --peers " + all.keySet());
+    }
+    int voters = a.given(VOTERS) ? a.get(VOTERS) : defaultVoters(all.size());
+    if (voters > all.size()) {
+      throw new UsageException(
+          VOTERS.name(), voters + " exceeds the " + all.size() + " peers of --peers");
+    }
+    Map<String, String> voterMap = new LinkedHashMap<>();
+    Map<String, String> listenerMap = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : all.entrySet()) {
+      (voterMap.size() < voters ? voterMap : listenerMap).put(e.getKey(), e.getValue());
+    }
+    String host = a.get(HOST);
+    int httpPort = a.get(HTTP_PORT);
+    String advertised = a.get(ADVERTISED);
+    if (advertised == null) {
+      try {
+        advertised = "http://" + advertisableHost(host) + ":" + httpPort;
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(HOST.name(), e.getMessage(), e);
+      }
+    }
+    return new NodeOptions(
+        id,
+        a.given(ZONE) ? a.get(ZONE) : "",
+        voterMap,
+        listenerMap,
+        a.get(DATA_DIR),
+        a.get(STORE),
+        host,
+        httpPort,
+        a.get(SLOTS),
+        advertised,
+        a.get(FLUSH),
+        Duration.ofSeconds(a.get(START_TIMEOUT_S)),
+        Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
+        a.get(FAULT_FILE));
+  }
+
+  /**
+   * Parses and validates a {@code loam node} command line as {@link #main} would, without starting
+   * anything; a {@link UsageException} names the flag at fault.
+   */
+  public static void validate(String[] args) {
+    if (!CMD.parse(args).help()) {
+      parse(args);
+    }
+  }
+
+  private static String nodeId(String v) {
+    if (!v.matches("[A-Za-z0-9._-]+")) {
+      throw new IllegalArgumentException("not an id of [A-Za-z0-9._-]+: " + v);
+    }
+    return v;
+  }
+
+  /**
+   * How many of {@code peers} vote: all up to 3, then 3 of 4 (a fourth voter adds no failure
+   * tolerance but one more vote to wait for), then 5 (tolerates two failures; more voters only slow
+   * each commit down).
+   */
+  static int defaultVoters(int peers) {
+    if (peers <= 3) {
+      return peers;
+    }
+    return peers == 4 ? 3 : 5;
+  }
+
+  /** {@code id1=host:port,id2=host:port,...} in order; each id once. */
+  static Map<String, String> parsePeers(String peers) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String p : peers.split(",")) {
+      String s = p.strip();
+      if (s.isEmpty()) {
+        continue;
+      }
+      int eq = s.indexOf('=');
+      require(eq > 0 && eq < s.length() - 1, "a peer must be id=host:port, got " + s);
+      String pid = nodeId(s.substring(0, eq));
+      String addr = s.substring(eq + 1);
+      int colon = addr.lastIndexOf(':');
+      require(colon > 0 && colon < addr.length() - 1, "a peer must be id=host:port, got " + s);
+      String port = addr.substring(colon + 1);
+      try {
+        Values.port(false).parse(port);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("the port of peer " + pid + ": " + e.getMessage(), e);
+      }
+      require(out.put(pid, addr) == null, "peer " + pid + " is listed twice");
+    }
+    require(!out.isEmpty(), "lists no peer");
+    return out;
+  }
+
+  private static String advertisedUrl(String advertised) {
+    try {
+      URI u = new URI(advertised);
+      require(
+          ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null,
+          "not http://host:port: " + advertised);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("not a URI: " + advertised, e);
+    }
+    return advertised;
+  }
+
+  /** A bind address others can use; the wildcard addresses are replaced by this host's name. */
+  private static String advertisableHost(String host) {
+    if (!host.equals("0.0.0.0") && !host.equals("::") && !host.equals("[::]")) {
+      return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+    try {
+      return InetAddress.getLocalHost().getCanonicalHostName();
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException(
+          "--host "
+              + host
+              + " binds every interface and this host has no name: give"
+              + " --advertised-address",
+          e);
+    }
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+}
