@@ -71,6 +71,21 @@ class PipeliningIT {
   }
 
   @Test
+  void theProduceTimeoutBoundsTheWaitForTheCommit() throws Exception {
+    try (RawKafkaClient c = new RawKafkaClient(k.gateway.port())) {
+      var req = produce("t", 1, batch(-1, (short) -1, -1, 1, 1000), (short) -1);
+      req.data().setTimeoutMs(50);
+      long start = System.nanoTime();
+      ProduceResponse r = c.call(req);
+      long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+      var p = r.data().responses().iterator().next().partitionResponses().get(0);
+      // The flush interval is 600 ms: the answer comes at the timeout, outcome unknown.
+      assertThat(Errors.forCode(p.errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
+      assertThat(elapsedMs).isLessThan(FLUSH.toMillis());
+    }
+  }
+
+  @Test
   void withOneRequestInFlightReadingPausesAndResumesAndEveryRequestIsAnswered() throws Exception {
     try (KafkaTestSupport one =
             new KafkaTestSupport(
