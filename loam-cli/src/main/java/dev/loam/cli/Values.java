@@ -43,6 +43,15 @@ public final class Values {
     return integer(allowAny ? 0 : 1, 65535);
   }
 
+  /**
+   * A TCP port as {@link #port(boolean) port(true)} does, or {@code off}: -1, the listener
+   * disabled.
+   */
+  public static ValueParser<Integer> portOrOff() {
+    ValueParser<Integer> port = port(true);
+    return t -> t.equals("off") ? -1 : port.parse(t);
+  }
+
   /** A filesystem path (not checked for existence). */
   public static ValueParser<Path> path() {
     return t -> {

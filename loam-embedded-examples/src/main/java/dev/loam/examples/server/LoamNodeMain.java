@@ -8,6 +8,7 @@ import dev.loam.error.LoamException;
 import dev.loam.examples.fault.FaultFile;
 import dev.loam.examples.fault.FaultInjectingStore;
 import dev.loam.http.LoamHttpServer;
+import dev.loam.kafka.KafkaGateway;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
 import dev.loam.spi.store.ObjectStore;
@@ -19,6 +20,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -130,6 +132,7 @@ public final class LoamNodeMain {
     private volatile RatisMetastore meta;
     private volatile LoamNode node;
     private volatile LoamHttpServer server;
+    private volatile KafkaGateway kafka;
     private volatile ObjectStore faultyStore;
     private volatile FaultFile faultFile;
     private volatile ExecutorService storeIo;
@@ -210,6 +213,11 @@ public final class LoamNodeMain {
                         .host(o.host())
                         .port(o.httpPort())
                         .start());
+        if (o.kafkaPort() >= 0) {
+          m.kafka =
+              LoamServerMain.startKafka(
+                  m.node, o.host(), o.kafkaPort(), URI.create(o.advertisedAddress()).getHost());
+        }
         out.println(
             "loam: node "
                 + o.id()
@@ -219,6 +227,7 @@ public final class LoamNodeMain {
                 + o.host()
                 + ":"
                 + m.server.port()
+                + (m.kafka == null ? "" : " kafka=" + m.kafka.advertisedAddress())
                 + " zone="
                 + (o.zone().isEmpty() ? "-" : o.zone())
                 + " epoch="
@@ -253,6 +262,9 @@ public final class LoamNodeMain {
     void stop() {
       out.println("loam: node " + options.id() + " stopping");
       out.flush();
+      // Kafka clients first: the gateway withdraws its endpoint, so Metadata from the other nodes
+      // stops naming this one while the streams drain.
+      quietly(kafka);
       // Drain (ownership-and-routing.txt "Transfers"): hand the streams this node owns to the
       // others while the server and the node still run, then leave the registry.
       if (node != null) {
@@ -271,6 +283,7 @@ public final class LoamNodeMain {
     /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
+      quietly(kafka);
       quietly(server);
       quietly(node);
       quietly(faultFile);

@@ -9,6 +9,8 @@ import dev.loam.cli.UsageException;
 import dev.loam.cli.Values;
 import dev.loam.http.IngestQuota;
 import dev.loam.http.LoamHttpServer;
+import dev.loam.kafka.KafkaGateway;
+import dev.loam.kafka.KafkaGatewaySettings;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
@@ -49,6 +51,13 @@ public final class LoamServerMain {
           Values.nonBlank(),
           "127.0.0.1",
           "the HTTP bind address; 0.0.0.0 binds every interface");
+  static final Flag<Integer> KAFKA_PORT =
+      CMD.flag(
+          "--kafka-port",
+          "N|off",
+          Values.portOrOff(),
+          9092,
+          "the Kafka protocol port on --host (docs/reference/kafka.md; 0 = any free one)");
   static final Flag<String> NODE_ID =
       CMD.flag("--node-id", "ID", Values.nonBlank(), "node-1", "the node's id");
   static final Flag<String> STORE =
@@ -75,7 +84,13 @@ public final class LoamServerMain {
 
   /** The parsed command line. */
   record Options(
-      Path dataDir, int port, String host, String nodeId, String store, IngestQuota quota) {}
+      Path dataDir,
+      int port,
+      int kafkaPort,
+      String host,
+      String nodeId,
+      String store,
+      IngestQuota quota) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -88,7 +103,13 @@ public final class LoamServerMain {
     IngestQuota quota =
         rate == null ? IngestQuota.unlimited() : IngestQuota.of(rate, burst != null ? burst : rate);
     return new Options(
-        a.get(DATA_DIR), a.get(PORT), a.get(HOST), a.get(NODE_ID), a.get(STORE), quota);
+        a.get(DATA_DIR),
+        a.get(PORT),
+        a.get(KAFKA_PORT),
+        a.get(HOST),
+        a.get(NODE_ID),
+        a.get(STORE),
+        quota);
   }
 
   /**
@@ -116,6 +137,7 @@ public final class LoamServerMain {
     }
     LoamNode node;
     LoamHttpServer server;
+    KafkaGateway kafka;
     try {
       node = startNode(o);
       try {
@@ -134,6 +156,13 @@ public final class LoamServerMain {
         node.close();
         throw e;
       }
+      try {
+        kafka = o.kafkaPort() < 0 ? null : startKafka(node, o.host(), o.kafkaPort(), null);
+      } catch (RuntimeException e) {
+        server.close();
+        node.close();
+        throw e;
+      }
     } catch (Throwable e) {
       // One line naming the flag to change, then exit: nothing half-started keeps the JVM up.
       System.err.println("loam server: could not start: " + StartFailure.describe(e, null));
@@ -146,6 +175,9 @@ public final class LoamServerMain {
             new Thread(
                 () -> {
                   System.out.println("loam: stopping");
+                  if (kafka != null) {
+                    kafka.close();
+                  }
                   server.close();
                   node.close();
                   System.out.println("loam: stopped");
@@ -160,7 +192,8 @@ public final class LoamServerMain {
             + url
             + " (data "
             + o.dataDir().toAbsolutePath()
-            + ")");
+            + ")"
+            + (kafka == null ? "" : " kafka=" + kafka.advertisedAddress()));
     System.out.println(
         "loam: try  curl -s -X POST "
             + url
@@ -168,6 +201,20 @@ public final class LoamServerMain {
             + " -d '{\"name\":\"events\",\"partitions\":3}'");
     System.out.flush();
     stopped.await();
+  }
+
+  /**
+   * Starts the Kafka gateway on {@code host:port} ({@code advertisedHost} announced in Metadata,
+   * the bind host when null), failing like every start step: one line naming {@code --kafka-port}.
+   */
+  static KafkaGateway startKafka(LoamNode node, String host, int port, String advertisedHost) {
+    KafkaGatewaySettings.Builder b = KafkaGatewaySettings.builder().host(host).port(port);
+    if (advertisedHost != null) {
+      b.advertisedHost(advertisedHost);
+    }
+    KafkaGatewaySettings settings = b.build();
+    return StartFailure.step(
+        "--kafka-port " + port, host + ":" + port, () -> KafkaGateway.start(node, settings));
   }
 
   private static LoamNode startNode(Options o) {

@@ -33,6 +33,7 @@ public record NodeOptions(
     String store,
     String host,
     int httpPort,
+    int kafkaPort,
     int slots,
     String advertisedAddress,
     Duration flushInterval,
@@ -90,6 +91,13 @@ public record NodeOptions(
           "the object store every node shares: file:///dir, s3://, azblob://, gs://");
   static final Flag<Integer> HTTP_PORT =
       CMD.required("--http-port|--port", "PORT", Values.port(false), "the HTTP API port");
+  static final Flag<Integer> KAFKA_PORT =
+      CMD.optional(
+          "--kafka-port",
+          "PORT|off",
+          Values.portOrOff(),
+          "off",
+          "the Kafka protocol port on --host (docs/reference/kafka.md), advertised in the registry");
   static final Flag<String> HOST =
       CMD.flag(
           "--host",
@@ -189,6 +197,7 @@ public record NodeOptions(
         a.get(STORE),
         host,
         httpPort,
+        a.given(KAFKA_PORT) ? a.get(KAFKA_PORT) : -1,
         a.get(SLOTS),
         advertised,
         a.get(FLUSH),
