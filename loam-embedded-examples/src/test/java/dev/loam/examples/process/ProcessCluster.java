@@ -56,6 +56,7 @@ public final class ProcessCluster implements AutoCloseable {
     final String id;
     final int raftPort;
     final int httpPort;
+    final int kafkaPort;
     final Path dataDir;
     final Path log;
     Process process;
@@ -65,11 +66,12 @@ public final class ProcessCluster implements AutoCloseable {
     /** The latest role line of the current process; guarded by the cluster's monitor. */
     String role = "";
 
-    Node(int index, String id, int raftPort, int httpPort, Path dataDir, Path log) {
+    Node(int index, String id, int raftPort, int httpPort, int kafkaPort, Path dataDir, Path log) {
       this.index = index;
       this.id = id;
       this.raftPort = raftPort;
       this.httpPort = httpPort;
+      this.kafkaPort = kafkaPort;
       this.dataDir = dataDir;
       this.log = log;
     }
@@ -93,7 +95,9 @@ public final class ProcessCluster implements AutoCloseable {
       String id = "n" + (i + 1);
       Path log = b.logDir.resolve("node-" + i + ".log");
       Files.deleteIfExists(log);
-      nodes.add(new Node(i, id, freePort(), freePort(), root.resolve(id), log));
+      nodes.add(
+          new Node(
+              i, id, freePort(), freePort(), b.kafka ? freePort() : -1, root.resolve(id), log));
     }
     this.exitHook = new Thread(this::killAll, "process-cluster-exit");
     Runtime.getRuntime().addShutdownHook(exitHook);
@@ -106,6 +110,7 @@ public final class ProcessCluster implements AutoCloseable {
   /** Configures a cluster; {@link #start()} starts it. */
   public static final class Builder {
     private int nodes = 3;
+    private boolean kafka;
     private Path logDir = Path.of("target", "process-cluster");
     private Duration readyTimeout = Duration.ofSeconds(60);
     private final List<String> jvmArgs =
@@ -129,6 +134,12 @@ public final class ProcessCluster implements AutoCloseable {
         throw new IllegalArgumentException("nodes=" + n);
       }
       this.nodes = n;
+      return this;
+    }
+
+    /** Every node also serves the Kafka protocol ({@code --kafka-port}, a fixed free port). */
+    public Builder kafka() {
+      this.kafka = true;
       return this;
     }
 
@@ -181,6 +192,15 @@ public final class ProcessCluster implements AutoCloseable {
   /** The node's base URL, e.g. {@code http://127.0.0.1:41234} (stable across restarts). */
   public String httpUrl(int i) {
     return "http://127.0.0.1:" + nodes.get(i).httpPort;
+  }
+
+  /** The node's Kafka listener, {@code 127.0.0.1:PORT} (stable across restarts); needs kafka(). */
+  public String kafkaAddress(int i) {
+    int port = nodes.get(i).kafkaPort;
+    if (port < 0) {
+      throw new IllegalStateException("the cluster was built without kafka()");
+    }
+    return "127.0.0.1:" + port;
   }
 
   public String nodeId(int i) {
@@ -380,6 +400,9 @@ public final class ProcessCluster implements AutoCloseable {
             store.toUri().toString(),
             "--http-port",
             Integer.toString(n.httpPort)));
+    if (n.kafkaPort >= 0) {
+      cmd.addAll(List.of("--kafka-port", Integer.toString(n.kafkaPort)));
+    }
     cmd.addAll(config.nodeArgs);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     p.getOutputStream().close();
