@@ -82,8 +82,8 @@ class DocExamplesIT {
         }
       }
     }
-    // README: two demos and a node; running-a-cluster.md: three nodes.
-    assertThat(checked).isEqualTo(6);
+    // README: two demos, a node and a Kafka-serving server; running-a-cluster.md: three nodes.
+    assertThat(checked).isEqualTo(7);
     // The parser is the real one: a drifted flag or value would fail.
     assertThatThrownBy(() -> LoamCli.validate("demo", "--recrods", "5"))
         .isInstanceOf(UsageException.class)
