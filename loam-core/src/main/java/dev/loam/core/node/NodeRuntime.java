@@ -2,6 +2,7 @@ package dev.loam.core.node;
 
 import dev.loam.api.CompactionSettings;
 import dev.loam.api.Log;
+import dev.loam.api.NodeHealth;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.core.NodeContext;
@@ -68,6 +69,7 @@ public final class NodeRuntime {
   private final OwnershipAgent ownership;
   private final ScheduledFuture<?> maintenanceTask;
   private final ScheduledFuture<?> ownershipTask;
+  private final List<StoreHealth> storeHealth;
   private volatile boolean stopped;
 
   private NodeRuntime(
@@ -84,10 +86,17 @@ public final class NodeRuntime {
       Executor ioExecutor,
       OwnershipSettings ownershipSettings,
       CompactionSettings compactionSettings) {
+    // Every call of the node goes through a health watch, so readiness reflects the store's recent
+    // answers without a probe of its own.
+    StoreHealth standardHealth = new StoreHealth(standardStore, "object store", clock);
+    StoreHealth expressHealth =
+        expressStore == null ? null : new StoreHealth(expressStore, "express store", clock);
+    this.storeHealth =
+        expressHealth == null ? List.of(standardHealth) : List.of(standardHealth, expressHealth);
     ObjectStore store =
-        expressStore == null
-            ? standardStore
-            : new ClassRoutingObjectStore(standardStore, expressStore);
+        expressHealth == null
+            ? standardHealth
+            : new ClassRoutingObjectStore(standardHealth, expressHealth);
     this.clusterId = clusterId;
     this.nodeId = nodeId;
     this.epoch = epoch;
@@ -506,6 +515,32 @@ public final class NodeRuntime {
   /** Runs one ownership step now (renew, expire silent nodes, claim); for tests and tools. */
   public CompletableFuture<Void> runOwnershipStep() {
     return ownership.tick();
+  }
+
+  /**
+   * This node's health now (see {@link NodeHealth}): {@code stopping} as its host says, the
+   * metastore's own {@code unavailableReason}, and each store's recent outcomes. Sends nothing.
+   */
+  public NodeHealth health(boolean stopping) {
+    List<NodeHealth.Reason> reasons = new ArrayList<>();
+    if (stopping || stopped) {
+      reasons.add(new NodeHealth.Reason(NodeHealth.STOPPING, "the node is closing node=" + nodeId));
+    }
+    metastoreUnavailable()
+        .ifPresent(r -> reasons.add(new NodeHealth.Reason(NodeHealth.METASTORE, r)));
+    for (StoreHealth h : storeHealth) {
+      h.unreachableReason().ifPresent(r -> reasons.add(new NodeHealth.Reason(NodeHealth.STORE, r)));
+    }
+    return NodeHealth.of(reasons);
+  }
+
+  /** Why the metastore cannot commit now, or empty (its {@code unavailableReason}). */
+  public java.util.Optional<String> metastoreUnavailable() {
+    try {
+      return meta.unavailableReason();
+    } catch (RuntimeException e) {
+      return java.util.Optional.of("metastore health unknown: " + e);
+    }
   }
 
   /** Read-path counters per tier. */
