@@ -242,6 +242,9 @@ public final class WalWriter {
       failAll(b, e);
     }
     for (Flight f : inFlight) {
+      if (f.done) {
+        continue; // its verdicts are being given (acknowledged or failed) by its own thread
+      }
       String object = f.key == null ? "(not yet named)" : f.key;
       // Only a flight that handed a commit to the metastore without hearing a definite answer may
       // have committed; every other one never will (abandoned: it proposes nothing more).
@@ -526,16 +529,20 @@ public final class WalWriter {
       meta.propose(cmd)
           .whenCompleteAsync(
               (applied, e) -> {
-                proposing = false;
                 stats.recordCommit(clock.millis() - t0);
                 if (e == null) {
+                  // Still "proposing" until the verdicts are claimed (markDone): a concurrent
+                  // abandon() must not call an applied commit "nothing appended".
                   onApplied(applied);
                   return;
                 }
                 Throwable cause = unwrap(e);
                 boolean definite =
                     cause instanceof LoamException le && le.kind() == Kind.UNAVAILABLE;
-                commitUnknown |= !definite;
+                synchronized (WalWriter.this) {
+                  commitUnknown |= !definite;
+                  proposing = false;
+                }
                 if (!abandoned && retry(attempt, () -> commit(attempt + 1))) {
                   return;
                 }
