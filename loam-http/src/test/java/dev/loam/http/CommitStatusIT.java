@@ -71,6 +71,37 @@ class CommitStatusIT {
   }
 
   @Test
+  void aProduceInFlightWhenTheServerClosesWithoutAMajorityIsAnsweredAtOnce() throws Exception {
+    try (FaultyMetastore meta2 = new FaultyMetastore(dir.resolve("meta2"));
+        HttpTestSupport slow =
+            new HttpTestSupport(dir.resolve("data2"), n -> n.metastore(meta2), b -> b)) {
+      assertThat(slow.post("/v1/namespaces", "{\"name\":\"ns\"}").statusCode()).isEqualTo(201);
+      assertThat(slow.post("/v1/namespaces/ns/streams", "{\"name\":\"t\"}").statusCode())
+          .isEqualTo(201);
+      meta2.noMajority = "no metastore leader known peer=test";
+      // The default 60 s commit budget: without the bound the close would wait its 30 s timeout.
+      var pending =
+          slow.sendAsync(
+              slow.req("/v1/namespaces/ns/streams/t/records")
+                  .header("content-type", "application/json")
+                  .POST(java.net.http.HttpRequest.BodyPublishers.ofString(BODY))
+                  .build());
+      // In flight once its WAL object is written (its commit then waits for a majority).
+      HttpTestSupport.await(
+          () -> slow.node.writerStats().puts() > 0, Duration.ofSeconds(10), "the WAL object PUT");
+      assertThat(pending).isNotDone();
+      long t0 = System.nanoTime();
+      slow.server.close();
+      long closeMillis = (System.nanoTime() - t0) / 1_000_000;
+      HttpResponse<String> r = pending.get(5, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(closeMillis).as("server close without a majority, ms").isLessThan(3000);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(504);
+      assertThat(json(r).path("detail").asText())
+          .contains("the server stopped before the append's outcome was known", "metastore");
+    }
+  }
+
+  @Test
   void aCommitWhoseAnswerWasLostIs504OutcomeUnknown() {
     meta.loseCommitAnswers = true;
     HttpResponse<String> r = h.post(RECORDS, BODY);
