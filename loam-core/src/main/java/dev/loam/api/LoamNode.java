@@ -113,23 +113,14 @@ public final class LoamNode implements AutoCloseable {
    * them, then deregisters. Returns how many transfers it started. Follow with {@link #close()}. A
    * node that crashes instead is declared dead by the others after the liveness timeout.
    *
-   * <p>Waits at most the close timeout ({@link Builder#closeTimeout}), and fails at once (or as
-   * soon as it is seen) while the metastore has no reachable majority: no transfer or
+   * <p>Waits at most the close timeout ({@link Builder#closeTimeout}), and fails once the metastore
+   * has had no reachable majority for {@value #UNREACHABLE_GRACE_MILLIS} ms: no transfer or
    * deregistration could commit then. The others then declare this node dead after the liveness
    * timeout and revive its streams, as after a crash.
    *
    * @throws LoamException UNAVAILABLE when the node could not leave within that bound
    */
   public int leaveCluster() {
-    java.util.Optional<String> unreachable = runtime.metastoreUnavailable();
-    if (unreachable.isPresent()) {
-      throw new LoamException(
-          Kind.UNAVAILABLE,
-          "cannot leave the cluster, the metastore cannot commit: "
-              + unreachable.get()
-              + " node="
-              + nodeId());
-    }
     CompletableFuture<Integer> left = runtime.leave();
     String stoppedWaiting = awaitWhileMetastoreReachable(left);
     if (stoppedWaiting != null) {
@@ -148,12 +139,20 @@ public final class LoamNode implements AutoCloseable {
   static final long CLOSE_CHECK_MILLIS = 100;
 
   /**
+   * How long the metastore must stay unable to commit before such a wait gives up: longer than a
+   * leader election (about one election timeout, 300-600 ms by default), so an election during a
+   * close does not cost the appends it would have committed.
+   */
+  static final long UNREACHABLE_GRACE_MILLIS = 1000;
+
+  /**
    * Waits for {@code f} up to the close timeout, checking every {@link #CLOSE_CHECK_MILLIS} ms that
    * the metastore can still commit; returns null once {@code f} is done, else why it stopped
-   * waiting.
+   * waiting (the timeout, or no reachable majority for {@link #UNREACHABLE_GRACE_MILLIS} ms).
    */
   private String awaitWhileMetastoreReachable(CompletableFuture<?> f) {
     long waited = 0;
+    long unreachableFor = 0;
     while (true) {
       long slice = Math.min(CLOSE_CHECK_MILLIS, closeTimeout.toMillis() - waited);
       if (slice <= 0) {
@@ -171,7 +170,8 @@ public final class LoamNode implements AutoCloseable {
         waited += slice;
       }
       java.util.Optional<String> unreachable = runtime.metastoreUnavailable();
-      if (unreachable.isPresent()) {
+      unreachableFor = unreachable.isPresent() ? unreachableFor + slice : 0;
+      if (unreachableFor >= UNREACHABLE_GRACE_MILLIS) {
         return "the metastore cannot commit: " + unreachable.get();
       }
     }
@@ -197,12 +197,12 @@ public final class LoamNode implements AutoCloseable {
    * durable regardless.
    *
    * <p>Bounded: it waits at most the close timeout ({@link Builder#closeTimeout}, 30 s by default)
-   * for the verdicts, and stops waiting within {@value #CLOSE_CHECK_MILLIS} ms once the metastore
-   * has no reachable majority (nothing more could commit). Every append still pending then is
-   * answered: UNAVAILABLE when its commit was never handed to the metastore (nothing was appended),
-   * {@link CommitUnknownException} when a commit attempt got no answer (it may still land). Then
-   * the node's timers stop and what the builder created (scheduler, pools, store, embedded
-   * metastore) is closed; a metastore or store the host gave is the host's to close.
+   * for the verdicts, and stops waiting once the metastore has had no reachable majority for
+   * {@value #UNREACHABLE_GRACE_MILLIS} ms (nothing more could commit). Every append still pending
+   * then is answered: UNAVAILABLE when its commit was never handed to the metastore (nothing was
+   * appended), {@link CommitUnknownException} when a commit attempt got no answer (it may still
+   * land). Then the node's timers stop and what the builder created (scheduler, pools, store,
+   * embedded metastore) is closed; a metastore or store the host gave is the host's to close.
    */
   @Override
   public void close() {

@@ -48,7 +48,7 @@ import java.util.function.LongSupplier;
  * }</pre>
  *
  * <p>Thread-safe. {@link #close} stops accepting, lets in-flight produce requests finish (bounded
- * by the close timeout, and by 100 ms once the node reports that its metastore cannot commit; a
+ * by the close timeout, and by one second once the node reports that its metastore cannot commit; a
  * produce it stops waiting for is answered 504 {@code outcome_unknown}), answers waiting fetches
  * with 503 and closes every connection. It does not close the node.
  */
@@ -198,13 +198,18 @@ public final class LoamHttpServer implements AutoCloseable {
   /** How often close() checks the node's metastore while it waits for produce requests. */
   private static final long CLOSE_CHECK_MILLIS = 100;
 
+  /** How long the node's metastore must stay unable to commit before close() stops waiting. */
+  private static final long UNREACHABLE_GRACE_MILLIS = 1000;
+
   /**
-   * Waits for the in-flight produce requests up to the close timeout, and no longer than {@value
-   * #CLOSE_CHECK_MILLIS} ms once the node reports that its metastore cannot commit (they could then
-   * only wait out their commit budget). Returns null when they finished, else why it stopped.
+   * Waits for the in-flight produce requests up to the close timeout, and stops once the node has
+   * reported for {@value #UNREACHABLE_GRACE_MILLIS} ms that its metastore cannot commit (they could
+   * then only wait out their commit budget; a shorter gap is an election). Returns null when they
+   * finished, else why it stopped.
    */
   private String awaitWrites(CompletableFuture<Void> writes) {
     long waited = 0;
+    long unreachableFor = 0;
     while (true) {
       long slice = Math.min(CLOSE_CHECK_MILLIS, closeTimeout.toMillis() - waited);
       if (slice <= 0) {
@@ -221,12 +226,17 @@ public final class LoamHttpServer implements AutoCloseable {
       } catch (java.util.concurrent.TimeoutException e) {
         waited += slice;
       }
+      String reason = null;
       if (node != null) {
         for (NodeHealth.Reason r : node.health().reasons()) {
           if (r.check().equals(NodeHealth.METASTORE)) {
-            return "the metastore cannot commit: " + r.detail();
+            reason = r.detail();
           }
         }
+      }
+      unreachableFor = reason == null ? 0 : unreachableFor + slice;
+      if (unreachableFor >= UNREACHABLE_GRACE_MILLIS) {
+        return "the metastore cannot commit: " + reason;
       }
     }
   }

@@ -266,15 +266,6 @@ public final class WalWriter {
     }
   }
 
-  /**
-   * Whether this writer refuses new appends (the node is closing). A commit attempt that finds the
-   * metastore without a reachable majority then fails at once instead of waiting for the budget:
-   * draining answers what can be answered.
-   */
-  private synchronized boolean draining() {
-    return closed;
-  }
-
   private synchronized void sealIfCurrent(Buffer b) {
     if (b == current && !b.slots.isEmpty()) {
       sealCurrent();
@@ -491,9 +482,10 @@ public final class WalWriter {
       java.util.Optional<String> unreachable = meta.unavailableReason();
       if (unreachable.isPresent()) {
         // Not proposed: without a reachable majority a proposal could only wait out the budget,
-        // and an attempt never handed to the metastore cannot have committed. Draining, the node
-        // answers now; otherwise it tries again after the backoff.
-        if (!draining() && retry(attempt, () -> commit(attempt + 1))) {
+        // and an attempt never handed to the metastore cannot have committed. Tried again after
+        // the backoff (an election ends within about a second); a closing node stops waiting and
+        // answers through abandon().
+        if (retry(attempt, () -> commit(attempt + 1))) {
           return;
         }
         fail(
