@@ -70,6 +70,7 @@ public final class NodeRuntime {
   private final ScheduledFuture<?> maintenanceTask;
   private final ScheduledFuture<?> ownershipTask;
   private final List<StoreHealth> storeHealth;
+  private final ScheduledExecutorService scheduler;
   private volatile boolean stopped;
 
   private NodeRuntime(
@@ -97,6 +98,7 @@ public final class NodeRuntime {
         expressHealth == null
             ? standardHealth
             : new ClassRoutingObjectStore(standardHealth, expressHealth);
+    this.scheduler = scheduler;
     this.clusterId = clusterId;
     this.nodeId = nodeId;
     this.epoch = epoch;
@@ -550,7 +552,9 @@ public final class NodeRuntime {
 
   /**
    * Stops taking appends, flushes what is buffered, and wakes every long-poll. Completes when every
-   * buffered append has its verdict.
+   * buffered append has its verdict, and the appenders' own futures too: the verdicts are given on
+   * the scheduler, and a caller's stage on an append future runs in the same scheduler task after
+   * the writer's, so completion waits for one more scheduler turn (none once it is shut down).
    */
   public CompletableFuture<Void> drain() {
     List<CompletableFuture<Void>> fs = new ArrayList<>();
@@ -558,7 +562,8 @@ public final class NodeRuntime {
       w.closeForAppends();
       fs.add(w.flush());
     }
-    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
+    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new))
+        .thenComposeAsync(v -> CompletableFuture.<Void>completedFuture(null), scheduler);
   }
 
   /**
