@@ -90,6 +90,7 @@ class CommitStatusIT {
       HttpTestSupport.await(
           () -> slow.node.writerStats().puts() > 0, Duration.ofSeconds(10), "the WAL object PUT");
       assertThat(pending).isNotDone();
+      int port = slow.server.port();
       long t0 = System.nanoTime();
       slow.server.close();
       long closeMillis = (System.nanoTime() - t0) / 1_000_000;
@@ -98,6 +99,11 @@ class CommitStatusIT {
       assertThat(r.statusCode()).as(r.body()).isEqualTo(504);
       assertThat(json(r).path("detail").asText())
           .contains("the server stopped before the append's outcome was known", "metastore");
+      // The port is released: it can be bound again at once.
+      try (java.net.ServerSocket again =
+          new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        assertThat(again.getLocalPort()).isEqualTo(port);
+      }
     }
   }
 
