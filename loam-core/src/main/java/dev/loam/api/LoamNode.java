@@ -97,21 +97,83 @@ public final class LoamNode implements AutoCloseable {
   }
 
   /**
+   * Whether this node can serve now, and if not why: closing, no metastore majority reachable, or
+   * its object store unreachable ({@link NodeHealth}). A momentary view that sends nothing, so a
+   * readiness probe may call it as often as it likes; every listener of the node answers its
+   * readiness from it.
+   */
+  public NodeHealth health() {
+    return runtime.health(stopping.get());
+  }
+
+  /**
    * Leaves the cluster gracefully before a planned shutdown (ownership-and-routing.txt
    * "Transfers"): takes this node out of placement, transfers every stream it owns to another live
    * node and waits (up to the drain timeout of {@link OwnershipSettings}) until the targets opened
    * them, then deregisters. Returns how many transfers it started. Follow with {@link #close()}. A
    * node that crashes instead is declared dead by the others after the liveness timeout.
+   *
+   * <p>Waits at most the close timeout ({@link Builder#closeTimeout}), and fails once the metastore
+   * has had no reachable majority for {@value #UNREACHABLE_GRACE_MILLIS} ms: no transfer or
+   * deregistration could commit then. The others then declare this node dead after the liveness
+   * timeout and revive its streams, as after a crash.
+   *
+   * @throws LoamException UNAVAILABLE when the node could not leave within that bound
    */
   public int leaveCluster() {
-    try {
-      return runtime.leave().get(closeTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LoamException(LoamException.Kind.UNAVAILABLE, "interrupted leaving the cluster");
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    CompletableFuture<Integer> left = runtime.leave();
+    String stoppedWaiting = awaitWhileMetastoreReachable(left);
+    if (stoppedWaiting != null) {
       throw new LoamException(
-          LoamException.Kind.UNAVAILABLE, "could not leave the cluster node=" + nodeId(), e);
+          Kind.UNAVAILABLE, "could not leave the cluster: " + stoppedWaiting + " node=" + nodeId());
+    }
+    try {
+      return left.join();
+    } catch (CompletionException e) {
+      throw new LoamException(
+          Kind.UNAVAILABLE, "could not leave the cluster node=" + nodeId(), e.getCause());
+    }
+  }
+
+  /** The longest a wait of {@link #close()} or {@link #leaveCluster()} goes between two checks. */
+  static final long CLOSE_CHECK_MILLIS = 100;
+
+  /**
+   * How long the metastore must stay unable to commit before such a wait gives up: longer than a
+   * leader election (about one election timeout, 300-600 ms by default), so an election during a
+   * close does not cost the appends it would have committed.
+   */
+  static final long UNREACHABLE_GRACE_MILLIS = 1000;
+
+  /**
+   * Waits for {@code f} up to the close timeout, checking every {@link #CLOSE_CHECK_MILLIS} ms that
+   * the metastore can still commit; returns null once {@code f} is done, else why it stopped
+   * waiting (the timeout, or no reachable majority for {@link #UNREACHABLE_GRACE_MILLIS} ms).
+   */
+  private String awaitWhileMetastoreReachable(CompletableFuture<?> f) {
+    long waited = 0;
+    long unreachableFor = 0;
+    while (true) {
+      long slice = Math.min(CLOSE_CHECK_MILLIS, closeTimeout.toMillis() - waited);
+      if (slice <= 0) {
+        return f.isDone() ? null : "not done within closeTimeout=" + closeTimeout;
+      }
+      try {
+        f.get(slice, TimeUnit.MILLISECONDS);
+        return null;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return "interrupted";
+      } catch (java.util.concurrent.ExecutionException e) {
+        return null;
+      } catch (java.util.concurrent.TimeoutException e) {
+        waited += slice;
+      }
+      java.util.Optional<String> unreachable = runtime.metastoreUnavailable();
+      unreachableFor = unreachable.isPresent() ? unreachableFor + slice : 0;
+      if (unreachableFor >= UNREACHABLE_GRACE_MILLIS) {
+        return "the metastore cannot commit: " + unreachable.get();
+      }
     }
   }
 
@@ -130,22 +192,26 @@ public final class LoamNode implements AutoCloseable {
   }
 
   /**
-   * Flushes buffered appends (waiting up to the close timeout for their verdicts), stops, and
-   * closes what the builder created. Appends acknowledged before are durable regardless.
+   * Flushes buffered appends and waits for their verdicts, stops, and closes what the builder
+   * created (docs/operations/running-a-cluster.md "Stopping"). Appends acknowledged before are
+   * durable regardless.
+   *
+   * <p>Bounded: it waits at most the close timeout ({@link Builder#closeTimeout}, 30 s by default)
+   * for the verdicts, and stops waiting once the metastore has had no reachable majority for
+   * {@value #UNREACHABLE_GRACE_MILLIS} ms (nothing more could commit). Every append still pending
+   * then is answered: UNAVAILABLE when its commit was never handed to the metastore (nothing was
+   * appended), {@link CommitUnknownException} when a commit attempt got no answer (it may still
+   * land). Then the node's timers stop and what the builder created (scheduler, pools, store,
+   * embedded metastore) is closed; a metastore or store the host gave is the host's to close.
    */
   @Override
   public void close() {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
-    try {
-      runtime.drain().get(closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      // The verdicts reached the appenders through their own futures; what is left after the
-      // timeout is failed by stop().
-    }
+    // The verdicts reach the appenders through their own futures; what is left when the wait ends
+    // is answered by stop().
+    awaitWhileMetastoreReachable(runtime.drain());
     runtime.stop();
     closeOwned();
   }
@@ -213,6 +279,20 @@ public final class LoamNode implements AutoCloseable {
     private Duration closeTimeout = Duration.ofSeconds(30);
 
     private Builder() {}
+
+    /**
+     * The longest {@link LoamNode#close()} waits for buffered appends' verdicts, and {@link
+     * LoamNode#leaveCluster()} for its transfers and deregistration (default 30 s; 0 stops at
+     * once). Either stops waiting sooner when the metastore has no reachable majority.
+     */
+    public Builder closeTimeout(Duration d) {
+      Objects.requireNonNull(d, "closeTimeout");
+      if (d.isNegative()) {
+        throw new LoamException(Kind.INVALID, "closeTimeout must be >= 0 closeTimeout=" + d);
+      }
+      this.closeTimeout = d;
+      return this;
+    }
 
     /** The node's stable id: 1..64 of {@code [A-Za-z0-9_.-]}. Required. */
     public Builder nodeId(String id) {

@@ -86,6 +86,21 @@ public interface Log {
       String namespace, String stream, List<AppendRecord> records, ProducerIdentity producer);
 
   /**
+   * As {@link #append(String, String, List, ProducerIdentity)} ({@code producer} null for a plain
+   * append), with an admission step: {@code admission} runs once the append passed every check this
+   * node makes before buffering it (the stream exists, partitions are in range, an idempotent
+   * append targets one partition, the size is within the limit) and before anything is buffered. If
+   * it throws, the append fails with what it threw and nothing is appended; if a check fails first,
+   * it is not run. For a quota that charges only the appends the node accepts.
+   */
+  CompletableFuture<AppendResult> append(
+      String namespace,
+      String stream,
+      List<AppendRecord> records,
+      ProducerIdentity producer,
+      Runnable admission);
+
+  /**
    * Reads records of one partition from {@code offset}, at most about {@code maxBytes} of batches
    * (at least one batch if any is available). If {@code offset} equals the high watermark, waits up
    * to {@code maxWait} for records (long-poll, no parked thread) and then completes, possibly

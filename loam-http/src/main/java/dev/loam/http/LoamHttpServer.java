@@ -2,6 +2,7 @@ package dev.loam.http;
 
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
+import dev.loam.api.NodeHealth;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.http.internal.Api;
@@ -47,8 +48,9 @@ import java.util.function.LongSupplier;
  * }</pre>
  *
  * <p>Thread-safe. {@link #close} stops accepting, lets in-flight produce requests finish (bounded
- * by the close timeout), answers waiting fetches with 503 and closes every connection. It does not
- * close the node.
+ * by the close timeout, and by one second once the node reports that its metastore cannot commit; a
+ * produce it stops waiting for is answered 504 {@code outcome_unknown}), answers waiting fetches
+ * with 503 and closes every connection. It does not close the node.
  */
 public final class LoamHttpServer implements AutoCloseable {
   private final EventLoopGroup group;
@@ -57,11 +59,13 @@ public final class LoamHttpServer implements AutoCloseable {
   private final HttpMetrics metrics;
   private final Set<RequestHandler.Exchange> inFlight = ConcurrentHashMap.newKeySet();
   private final Duration closeTimeout;
+  private final LoamNode node;
   private volatile boolean closing;
 
   private LoamHttpServer(Builder b, Log log) {
     this.metrics = new HttpMetrics();
     this.closeTimeout = b.closeTimeout;
+    this.node = b.node;
     Api api =
         new Api(
             log,
@@ -173,16 +177,68 @@ public final class LoamHttpServer implements AutoCloseable {
             .map(RequestHandler.Exchange::written)
             .toList();
     pending.stream().filter(e -> !e.isWrite()).forEach(RequestHandler.Exchange::abortAsync);
-    try {
+    String stoppedWaiting =
+        awaitWrites(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+    if (stoppedWaiting != null) {
+      // A produce still waiting may yet be appended: "outcome unknown" is the one true answer.
+      pending.stream()
+          .filter(RequestHandler.Exchange::isWrite)
+          .forEach(e -> e.abortUnknownAsync(stoppedWaiting));
       CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
-          .get(closeTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      // Timed out: the connections close below and those clients see the outcome as unknown.
+          .completeOnTimeout(null, ABORT_WRITE_MILLIS, TimeUnit.MILLISECONDS)
+          .join();
     }
     channels.close().awaitUninterruptibly(closeTimeout.toMillis());
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  /** How long close() gives the event loops to write the 504s of produce requests it gave up on. */
+  private static final long ABORT_WRITE_MILLIS = 1000;
+
+  /** How often close() checks the node's metastore while it waits for produce requests. */
+  private static final long CLOSE_CHECK_MILLIS = 100;
+
+  /** How long the node's metastore must stay unable to commit before close() stops waiting. */
+  private static final long UNREACHABLE_GRACE_MILLIS = 1000;
+
+  /**
+   * Waits for the in-flight produce requests up to the close timeout, and stops once the node has
+   * reported for {@value #UNREACHABLE_GRACE_MILLIS} ms that its metastore cannot commit (they could
+   * then only wait out their commit budget; a shorter gap is an election). Returns null when they
+   * finished, else why it stopped.
+   */
+  private String awaitWrites(CompletableFuture<Void> writes) {
+    long waited = 0;
+    long unreachableFor = 0;
+    while (true) {
+      long slice = Math.min(CLOSE_CHECK_MILLIS, closeTimeout.toMillis() - waited);
+      if (slice <= 0) {
+        return writes.isDone() ? null : "not answered within closeTimeout=" + closeTimeout;
+      }
+      try {
+        writes.get(slice, TimeUnit.MILLISECONDS);
+        return null;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return "interrupted";
+      } catch (java.util.concurrent.ExecutionException e) {
+        return null;
+      } catch (java.util.concurrent.TimeoutException e) {
+        waited += slice;
+      }
+      String reason = null;
+      if (node != null) {
+        for (NodeHealth.Reason r : node.health().reasons()) {
+          if (r.check().equals(NodeHealth.METASTORE)) {
+            reason = r.detail();
+          }
+        }
+      }
+      unreachableFor = reason == null ? 0 : unreachableFor + slice;
+      if (unreachableFor >= UNREACHABLE_GRACE_MILLIS) {
+        return "the metastore cannot commit: " + reason;
+      }
+    }
   }
 
   /** Configures a server; {@link #start()} binds it. */

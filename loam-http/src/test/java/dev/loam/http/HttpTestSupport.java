@@ -32,7 +32,15 @@ final class HttpTestSupport implements AutoCloseable {
   }
 
   HttpTestSupport(Path dir, java.util.function.UnaryOperator<LoamHttpServer.Builder> tweak) {
-    node = LoamNode.builder().nodeId("n1").dataDir(dir).settings(FAST).start();
+    this(dir, n -> n, tweak);
+  }
+
+  /** With the node's builder adjusted first (its metastore, settings...). */
+  HttpTestSupport(
+      Path dir,
+      java.util.function.UnaryOperator<LoamNode.Builder> nodeTweak,
+      java.util.function.UnaryOperator<LoamHttpServer.Builder> tweak) {
+    node = nodeTweak.apply(LoamNode.builder().nodeId("n1").dataDir(dir).settings(FAST)).start();
     server = tweak.apply(LoamHttpServer.builder().node(node).port(0).ioThreads(2)).start();
     client =
         HttpClient.newBuilder()

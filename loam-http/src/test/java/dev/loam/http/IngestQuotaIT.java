@@ -103,6 +103,41 @@ class IngestQuotaIT {
     assertThat(h.get("/metrics").body()).contains("status=\"429\"");
   }
 
+  /** 601 record bytes to a partition the one-partition stream does not have: 400 from the node. */
+  private HttpResponse<String> produce601ToPartition7(String ns) {
+    return h.post(
+        "/v1/namespaces/" + ns + "/streams/s/records",
+        "{\"records\":[{\"key\":\"k\",\"value\":\""
+            + "v".repeat(597)
+            + "\",\"headers\":{\"h\":\"xy\"},\"partition\":7}]}");
+  }
+
+  @Test
+  void aRequestTheNodeRefusesIsNotChargedAndIsAnswered400EvenWithAnEmptyBucket() {
+    // Each of these would take 601 of the 1000 bytes: none may, so a valid one still fits after.
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> bad = produce601ToPartition7("ns");
+      assertThat(bad.statusCode()).as(bad.body()).isEqualTo(400);
+      assertThat(json(bad).path("detail").asText()).contains("partition=7");
+    }
+    HttpResponse<String> missing =
+        h.post(
+            "/v1/namespaces/ns/streams/nope/records",
+            "{\"records\":[{\"value\":\"" + "v".repeat(900) + "\"}]}");
+    assertThat(missing.statusCode()).as(missing.body()).isEqualTo(404);
+    HttpResponse<String> ok = produce601("ns");
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+
+    // 399 bytes left: a valid request is over the quota, an invalid one is still a 400.
+    assertThat(produce601("ns").statusCode()).isEqualTo(429);
+    HttpResponse<String> badWhileEmpty = produce601ToPartition7("ns");
+    assertThat(badWhileEmpty.statusCode()).as(badWhileEmpty.body()).isEqualTo(400);
+    HttpResponse<String> unparsableWhileEmpty =
+        h.post("/v1/namespaces/ns/streams/s/records", "{\"records\":[{\"value\":1}]}");
+    assertThat(unparsableWhileEmpty.statusCode()).isEqualTo(400);
+    assertThat(latest("ns")).isEqualTo(1);
+  }
+
   @Test
   void aRefusedOrInvalidRequestIsNotCharged() {
     HttpResponse<String> bad =

@@ -45,6 +45,19 @@ public interface Metastore extends AutoCloseable {
    */
   CompletableFuture<Void> awaitApplied(long index);
 
+  /**
+   * Why this replica cannot commit now, or empty while it can (a momentary, cheap view that never
+   * blocks): for example closed, stopped after a failure, or no metastore majority reachable. The
+   * node's readiness ({@code LoamNode.health()}) and its WAL writers read it: a writer proposes no
+   * commit while it names a reason, so a commit refused that way certainly wrote nothing.
+   *
+   * <p>The default answers empty: an implementation that cannot tell reports every failure through
+   * its futures only.
+   */
+  default java.util.Optional<String> unavailableReason() {
+    return java.util.Optional.empty();
+  }
+
   /** Adds a listener told of every later apply. */
   void addApplyListener(ApplyListener listener);
 

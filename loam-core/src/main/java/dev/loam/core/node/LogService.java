@@ -376,7 +376,18 @@ public final class LogService implements Log {
   @Override
   public CompletableFuture<AppendResult> append(
       String namespace, String stream, List<AppendRecord> records, ProducerIdentity producer) {
-    return appender.append(namespace, stream, records, producer);
+    return appender.append(namespace, stream, records, producer, null);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(
+      String namespace,
+      String stream,
+      List<AppendRecord> records,
+      ProducerIdentity producer,
+      Runnable admission) {
+    java.util.Objects.requireNonNull(admission, "admission");
+    return appender.append(namespace, stream, records, producer, admission);
   }
 
   // ---------------------------------------------------------------- batches

@@ -2,6 +2,7 @@ package dev.loam.core.node;
 
 import dev.loam.api.CompactionSettings;
 import dev.loam.api.Log;
+import dev.loam.api.NodeHealth;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.core.NodeContext;
@@ -68,6 +69,8 @@ public final class NodeRuntime {
   private final OwnershipAgent ownership;
   private final ScheduledFuture<?> maintenanceTask;
   private final ScheduledFuture<?> ownershipTask;
+  private final List<StoreHealth> storeHealth;
+  private final ScheduledExecutorService scheduler;
   private volatile boolean stopped;
 
   private NodeRuntime(
@@ -84,10 +87,18 @@ public final class NodeRuntime {
       Executor ioExecutor,
       OwnershipSettings ownershipSettings,
       CompactionSettings compactionSettings) {
+    // Every call of the node goes through a health watch, so readiness reflects the store's recent
+    // answers without a probe of its own.
+    StoreHealth standardHealth = new StoreHealth(standardStore, "object store", clock);
+    StoreHealth expressHealth =
+        expressStore == null ? null : new StoreHealth(expressStore, "express store", clock);
+    this.storeHealth =
+        expressHealth == null ? List.of(standardHealth) : List.of(standardHealth, expressHealth);
     ObjectStore store =
-        expressStore == null
-            ? standardStore
-            : new ClassRoutingObjectStore(standardStore, expressStore);
+        expressHealth == null
+            ? standardHealth
+            : new ClassRoutingObjectStore(standardHealth, expressHealth);
+    this.scheduler = scheduler;
     this.clusterId = clusterId;
     this.nodeId = nodeId;
     this.epoch = epoch;
@@ -508,6 +519,32 @@ public final class NodeRuntime {
     return ownership.tick();
   }
 
+  /**
+   * This node's health now (see {@link NodeHealth}): {@code stopping} as its host says, the
+   * metastore's own {@code unavailableReason}, and each store's recent outcomes. Sends nothing.
+   */
+  public NodeHealth health(boolean stopping) {
+    List<NodeHealth.Reason> reasons = new ArrayList<>();
+    if (stopping || stopped) {
+      reasons.add(new NodeHealth.Reason(NodeHealth.STOPPING, "the node is closing node=" + nodeId));
+    }
+    metastoreUnavailable()
+        .ifPresent(r -> reasons.add(new NodeHealth.Reason(NodeHealth.METASTORE, r)));
+    for (StoreHealth h : storeHealth) {
+      h.unreachableReason().ifPresent(r -> reasons.add(new NodeHealth.Reason(NodeHealth.STORE, r)));
+    }
+    return NodeHealth.of(reasons);
+  }
+
+  /** Why the metastore cannot commit now, or empty (its {@code unavailableReason}). */
+  public java.util.Optional<String> metastoreUnavailable() {
+    try {
+      return meta.unavailableReason();
+    } catch (RuntimeException e) {
+      return java.util.Optional.of("metastore health unknown: " + e);
+    }
+  }
+
   /** Read-path counters per tier. */
   public ReadCounters readStats() {
     return readStats;
@@ -515,7 +552,9 @@ public final class NodeRuntime {
 
   /**
    * Stops taking appends, flushes what is buffered, and wakes every long-poll. Completes when every
-   * buffered append has its verdict.
+   * buffered append has its verdict, and the appenders' own futures too: the verdicts are given on
+   * the scheduler, and a caller's stage on an append future runs in the same scheduler task after
+   * the writer's, so completion waits for one more scheduler turn (none once it is shut down).
    */
   public CompletableFuture<Void> drain() {
     List<CompletableFuture<Void>> fs = new ArrayList<>();
@@ -523,7 +562,8 @@ public final class NodeRuntime {
       w.closeForAppends();
       fs.add(w.flush());
     }
-    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
+    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new))
+        .thenComposeAsync(v -> CompletableFuture.<Void>completedFuture(null), scheduler);
   }
 
   /**

@@ -51,10 +51,16 @@ public final class Appender {
   }
 
   /**
-   * Appends {@code records} (see {@link dev.loam.api.Log#append}); {@code producer} may be null.
+   * Appends {@code records} (see {@link dev.loam.api.Log#append}); {@code producer} may be null,
+   * and so may {@code admission} (run after the checks, before buffering; what it throws fails the
+   * append).
    */
   public CompletableFuture<AppendResult> append(
-      String namespace, String stream, List<AppendRecord> records, ProducerIdentity producer) {
+      String namespace,
+      String stream,
+      List<AppendRecord> records,
+      ProducerIdentity producer,
+      Runnable admission) {
     final List<PendingBatch> batches = new ArrayList<>();
     final int[] partitionOf;
     final int[] indexInPartition;
@@ -159,6 +165,13 @@ public final class Appender {
     WalWriter writer = writers.get(cls);
     if (writer == null) {
       return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
+    }
+    if (admission != null) {
+      try {
+        admission.run();
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
     }
     return writer
         .submit(batches)

@@ -86,6 +86,8 @@ public final class WalWriter {
   private final ArrayDeque<Flight> inFlight = new ArrayDeque<>();
   private long bufferedBytes;
   private boolean closed;
+  // Set once by abandon(): no flight proposes a commit after it.
+  private volatile boolean abandoned;
   private long generation;
 
   public WalWriter(
@@ -226,6 +228,7 @@ public final class WalWriter {
    */
   public synchronized void abandon() {
     closed = true;
+    abandoned = true;
     LoamException e = new LoamException(Kind.UNAVAILABLE, "node stopped node=" + nodeId);
     List<Buffer> all = new ArrayList<>(sealed);
     all.add(current);
@@ -239,14 +242,27 @@ public final class WalWriter {
       failAll(b, e);
     }
     for (Flight f : inFlight) {
+      if (f.done) {
+        continue; // its verdicts are being given (acknowledged or failed) by its own thread
+      }
+      String object = f.key == null ? "(not yet named)" : f.key;
+      // Only a flight that handed a commit to the metastore without hearing a definite answer may
+      // have committed; every other one never will (abandoned: it proposes nothing more).
       failAll(
           f.buffer,
-          new CommitUnknownException(
-              "node stopped while a WAL object was in flight node="
-                  + nodeId
-                  + " object="
-                  + (f.key == null ? "(not yet named)" : f.key),
-              null));
+          f.mayHaveCommitted()
+              ? new CommitUnknownException(
+                  "node stopped while a commit of a WAL object was unanswered node="
+                      + nodeId
+                      + " object="
+                      + object,
+                  null)
+              : new LoamException(
+                  Kind.UNAVAILABLE,
+                  "node stopped before the WAL object was committed; nothing was appended node="
+                      + nodeId
+                      + " object="
+                      + object));
     }
   }
 
@@ -312,7 +328,12 @@ public final class WalWriter {
     long deadlineMillis;
     long startMillis;
     boolean putUnknown;
-    boolean commitUnknown;
+    // Some attempt was handed to the metastore and got no definite answer.
+    volatile boolean commitUnknown;
+    // An attempt is with the metastore, unanswered.
+    volatile boolean proposing;
+    // The flight has its verdict (first one wins; later answers are ignored).
+    boolean done;
     // Guarded by WalWriter.this.
     boolean written;
     boolean committing;
@@ -441,7 +462,15 @@ public final class WalWriter {
       }
     }
 
+    /** Whether a commit of this object may have been applied (or still may be). */
+    boolean mayHaveCommitted() {
+      return commitUnknown || proposing;
+    }
+
     void commit(int attempt) {
+      if (abandoned) {
+        return;
+      }
       if (attempt == 0 && clock.millis() >= deadlineMillis) {
         // Waited behind older objects past the budget: no attempt was ever made, so nothing can
         // have been committed (§3: no new attempt after the budget).
@@ -450,23 +479,63 @@ public final class WalWriter {
                 Kind.UNAVAILABLE, "commit budget spent before the first attempt object=" + key));
         return;
       }
+      java.util.Optional<String> unreachable = meta.unavailableReason();
+      if (unreachable.isPresent()) {
+        // Not proposed: without a reachable majority a proposal could only wait out the budget,
+        // and an attempt never handed to the metastore cannot have committed. Tried again after
+        // the backoff (an election ends within about a second); a closing node stops waiting and
+        // answers through abandon().
+        if (retry(attempt, () -> commit(attempt + 1))) {
+          return;
+        }
+        fail(
+            commitUnknown
+                ? new CommitUnknownException(
+                    "commit outcome unknown (an earlier attempt got no answer) and the metastore"
+                        + " has no reachable majority: "
+                        + unreachable.get()
+                        + " object="
+                        + key,
+                    null)
+                : new LoamException(
+                    Kind.UNAVAILABLE,
+                    "metastore has no reachable majority, the commit was never proposed and nothing"
+                        + " was appended: "
+                        + unreachable.get()
+                        + " object="
+                        + key));
+        return;
+      }
       CommitWal cmd =
           new CommitWal(
               ctx.origin(), key, ulid.timestampMillis(), object.bytes().length, List.of(chunks));
       long t0 = clock.millis();
+      synchronized (WalWriter.this) {
+        // Atomic with abandon(): it either sees this attempt as proposing (outcome unknown) or
+        // this attempt sees it and proposes nothing.
+        if (abandoned) {
+          return;
+        }
+        proposing = true;
+      }
       meta.propose(cmd)
           .whenCompleteAsync(
               (applied, e) -> {
                 stats.recordCommit(clock.millis() - t0);
                 if (e == null) {
+                  // Still "proposing" until the verdicts are claimed (markDone): a concurrent
+                  // abandon() must not call an applied commit "nothing appended".
                   onApplied(applied);
                   return;
                 }
                 Throwable cause = unwrap(e);
                 boolean definite =
                     cause instanceof LoamException le && le.kind() == Kind.UNAVAILABLE;
-                commitUnknown |= !definite;
-                if (retry(attempt, () -> commit(attempt + 1))) {
+                synchronized (WalWriter.this) {
+                  commitUnknown |= !definite;
+                  proposing = false;
+                }
+                if (!abandoned && retry(attempt, () -> commit(attempt + 1))) {
                   return;
                 }
                 fail(
@@ -499,6 +568,9 @@ public final class WalWriter {
     private void distribute(long index, Outcome.WalCommitted wc) {
       // Counted before any append hears its answer, so a caller reading the stats after its
       // acknowledgement sees the flush that carried it.
+      if (!markDone()) {
+        return;
+      }
       stats.recordFlush(buffer.slots.size(), buffer.bytes, clock.millis() - startMillis);
       for (int c = 0; c < chunks.length; c++) {
         List<BatchResult> results = wc.chunks().get(c);
@@ -525,9 +597,23 @@ public final class WalWriter {
     }
 
     private void fail(Throwable e) {
+      if (!markDone()) {
+        return;
+      }
       log.warn("WAL flush failed object={}: {}", key, e.getMessage());
       failAll(buffer, e);
       finished(this);
+    }
+
+    /** Claims the verdict; false if this flight already has one. */
+    private boolean markDone() {
+      synchronized (WalWriter.this) {
+        if (done) {
+          return false;
+        }
+        done = true;
+        return true;
+      }
     }
 
     /** Schedules {@code next} after a backoff unless the commit budget is spent. */

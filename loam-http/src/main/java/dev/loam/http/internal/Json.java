@@ -52,15 +52,18 @@ public final class Json {
     try {
       n = MAPPER.readTree(body);
     } catch (JsonProcessingException e) {
-      throw malformed("malformed JSON: " + e.getOriginalMessage());
+      throw malformed(JsonErrors.describe(e));
     } catch (IOException e) {
-      throw malformed("unreadable JSON body: " + e.getMessage());
+      // Reading a byte array fails only as a parse does; never pass the library's text on.
+      throw malformed("unreadable JSON body");
     }
     if (n == null || n.isMissingNode()) {
       throw malformed("the request body is empty; a JSON object is expected");
     }
     if (!n.isObject()) {
-      throw malformed("the request body must be a JSON object, got " + n.getNodeType());
+      throw malformed(
+          "the request body must be a JSON object, got "
+              + n.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
     }
     return (ObjectNode) n;
   }

@@ -221,6 +221,29 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                   "the server is shutting down")));
     }
 
+    /**
+     * Answers a produce the server stops waiting for, on this exchange's event loop: 504 {@code
+     * outcome_unknown} (it may still be appended), unless already answered.
+     */
+    public void abortUnknownAsync(String why) {
+      try {
+        ctx.executor()
+            .execute(
+                () ->
+                    answer(
+                        Errors.toReply(
+                            new ApiException(
+                                HttpResponseStatus.GATEWAY_TIMEOUT,
+                                "outcome_unknown",
+                                Kind.OUTCOME_UNKNOWN,
+                                "the server stopped before the append's outcome was known ("
+                                    + why
+                                    + "); read the partition to learn whether it was appended"))));
+      } catch (RejectedExecutionException e) {
+        finished();
+      }
+    }
+
     /** Runs {@link #abort} on this exchange's event loop. */
     public void abortAsync() {
       try {

@@ -36,6 +36,31 @@ class RouteTableDocTest {
     assertThat(table).as("routes " + DOC + " lists that the table lacks").containsAll(documented);
   }
 
+  /**
+   * The "Route labels:" paragraph of the Metrics section names every route's metrics label, and
+   * besides them only the labels of requests refused before a route was known.
+   */
+  @Test
+  void everyRouteLabelIsDocumented() throws IOException {
+    String doc = Files.readString(repoRoot().resolve(DOC));
+    int at = doc.indexOf("Route labels:");
+    assertThat(at).as("a 'Route labels:' paragraph in " + DOC).isGreaterThan(0);
+    int end = doc.indexOf("\n\n", at);
+    Set<String> documented = new LinkedHashSet<>();
+    Matcher m = Pattern.compile("`([a-z_]+)`").matcher(doc.substring(at, end));
+    while (m.find()) {
+      documented.add(m.group(1));
+    }
+    Set<String> labels = new LinkedHashSet<>();
+    for (Route r : routeTable()) {
+      labels.add(r.name());
+    }
+    assertThat(documented).as("route labels in " + DOC).containsAll(labels);
+    Set<String> extra = new LinkedHashSet<>(documented);
+    extra.removeAll(labels);
+    assertThat(extra).containsExactlyInAnyOrder("consumer", "unmatched", "rejected");
+  }
+
   private static List<Route> routeTable() {
     return new Api(null, null, new HttpMetrics(), new Api.Limits(1, 1, 1, 1, 1, 1)).routes();
   }

@@ -255,6 +255,13 @@ public final class EmbeddedMetastore implements Metastore {
     return p.future();
   }
 
+  /** Closed, or stopped after a failure (fail-stop); a single replica is its own majority. */
+  @Override
+  public java.util.Optional<String> unavailableReason() {
+    LoamException r = refusal();
+    return r == null ? java.util.Optional.empty() : java.util.Optional.of(r.getMessage());
+  }
+
   private LoamException refusal() {
     if (closed) {
       return new LoamException(Kind.UNAVAILABLE, "metastore is closed dir=" + dir);

@@ -783,6 +783,74 @@ public final class RatisMetastore implements Metastore {
     return java.util.Optional.ofNullable(failure);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Names a reason when this replica is closed or stopped after a failure, or cannot reach a
+   * metastore majority as far as it knows: a leader that is not ready (Ratis makes a leader step
+   * down once it has not heard from a majority for the maximum RPC timeout), a candidate (an
+   * election is running: no leader known), or a follower or listener that knows no leader or last
+   * heard from it more than {@link #leaderSilenceBound()} ago. From the Ratis division's own state;
+   * sends nothing.
+   */
+  @Override
+  public java.util.Optional<String> unavailableReason() {
+    LoamException refused = refusal();
+    if (refused != null) {
+      return java.util.Optional.of(refused.getMessage());
+    }
+    org.apache.ratis.server.DivisionInfo info;
+    try {
+      info = server.getDivision(groupId).getInfo();
+    } catch (IOException | RuntimeException e) {
+      return java.util.Optional.of("metastore replica has not joined its group peer=" + localId);
+    }
+    if (info.isLeader()) {
+      return info.isLeaderReady()
+          ? java.util.Optional.empty()
+          : java.util.Optional.of(
+              "metastore leader not ready yet (it has not committed an entry of its term) peer="
+                  + localId);
+    }
+    RaftPeerId leader = info.getLeaderId();
+    if (info.isCandidate() || leader == null) {
+      return java.util.Optional.of(
+          "no metastore leader known (an election is running or no majority is reachable) peer="
+              + localId);
+    }
+    long silentMillis = -1;
+    try {
+      var roleInfo = info.getRoleInfoProto();
+      if (roleInfo.hasFollowerInfo() && roleInfo.getFollowerInfo().hasLeaderInfo()) {
+        silentMillis = roleInfo.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("no role info peer={}", localId, e);
+    }
+    if (silentMillis > leaderSilenceBound().toMillis()) {
+      return java.util.Optional.of(
+          "metastore leader silent for "
+              + silentMillis
+              + " ms leader="
+              + leader
+              + " boundMillis="
+              + leaderSilenceBound().toMillis()
+              + " peer="
+              + localId);
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * How long a follower may go without hearing from its leader before it reports no reachable
+   * majority: two maximum election timeouts (a live leader sends a heartbeat at least every half
+   * minimum election timeout; after one maximum election timeout the follower itself starts an
+   * election).
+   */
+  public Duration leaderSilenceBound() {
+    return ratis.electionTimeoutMax().multipliedBy(2);
+  }
+
   /** Whether this replica is currently the Raft leader (a momentary view, for tools and tests). */
   public boolean isLeader() {
     try {

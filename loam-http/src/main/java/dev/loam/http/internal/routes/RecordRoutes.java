@@ -69,15 +69,14 @@ public final class RecordRoutes {
     List<AppendRecord> records = body.records();
     ProducerIdentity producer = body.producer();
     long quotaBytes = body.quotaBytes();
-    // Charged once the request is valid and before anything is appended: over the quota it is 429
-    // and nothing is stored (docs/reference/http-api.md "Ingest quota").
-    ctx.quotas().charge(ns, quotaBytes);
     long produced = body.bytes();
     Log log = ctx.log();
+    // Charged as the node's admission step: only once the body and the node's own checks (stream,
+    // partitions, size) accepted the request, and before anything is buffered. A request refused
+    // with 400 or 404 is never charged; over the quota it is 429 and nothing is stored
+    // (docs/reference/http-api.md "Ingest quota").
     CompletableFuture<AppendResult> f =
-        producer == null
-            ? log.append(ns, stream, records)
-            : log.append(ns, stream, records, producer);
+        log.append(ns, stream, records, producer, () -> ctx.quotas().charge(ns, quotaBytes));
     return f.thenApply(
         res -> {
           ctx.produced(res.positions().size(), produced);
