@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the variables the page sets), adding only {@code -i} so the status and headers can be read. What
  * a reader pastes is therefore what is tested; the JDK client would test a translation of it. The
  * node is {@code node-1}, advertising {@code 10.0.0.5:8080} in zone {@code eu-west-1a} with 4
- * slots, as the page's examples show (nothing is ever sent to that address).
+ * slots, with a Kafka listener at {@code 10.0.0.5:9092} in the node registry, as the page's
+ * examples show (nothing is ever sent to those addresses).
  */
 class HttpApiExamplesIT {
   private static final Path DOC = Path.of("docs", "reference", "http-api.md");
@@ -55,6 +56,8 @@ class HttpApiExamplesIT {
     try (LoamNode node =
             LoamNode.builder().nodeId("node-1").dataDir(dir).settings(settings).start();
         LoamHttpServer http = LoamHttpServer.builder().node(node).port(0).ioThreads(2).start()) {
+      // What the Kafka gateway publishes when it starts (loam-kafka is not a dependency here).
+      node.log().advertiseEndpoint("kafka", "10.0.0.5:9092").get();
       StringBuilder env = new StringBuilder();
       env.append("B=http://127.0.0.1:").append(http.port()).append('\n');
       env.append("J='content-type: application/json'\n");
