@@ -20,6 +20,10 @@ class ThreadCpuTest {
     assertThat(ThreadCpu.group("loam-bench-node")).isEqualTo("node");
     assertThat(ThreadCpu.group("loam-http-1-1")).isEqualTo("node");
     assertThat(ThreadCpu.group("grpc-default-executor-0")).isEqualTo("node");
+    assertThat(ThreadCpu.group("loam-kafka-2-1")).isEqualTo("node");
+    assertThat(ThreadCpu.group("loam-bench-kafka-producer-0")).isEqualTo("bench");
+    assertThat(ThreadCpu.group("loam-bench-kafka-consumer-1")).isEqualTo("bench");
+    assertThat(ThreadCpu.group("kafka-admin-client-thread | loam-bench-admin")).isEqualTo("bench");
   }
 
   @Test
