@@ -244,6 +244,27 @@ class KcatIT {
         .isEqualTo(expected0.toString());
     assertThat(s(kcat(null, "-C", "-t", topic, "-p", "1", "-o", "beginning", "-e", "-f", FORMAT)))
         .isEqualTo(expected1.toString());
+    // By timestamp: partition 1 holds the odd records (ts + 1 s, 3 s, 5 s, 7 s, ...); the first at
+    // or after ts + 5.5 s is its offset 3, both for an offset query and for a consume.
+    assertThat(s(kcat(null, "-Q", "-t", topic + ":1:" + (ts + 5_500))))
+        .containsPattern(topic + " \\[1\\] +offset 3\n");
+    assertThat(
+            s(
+                kcat(
+                    null,
+                    "-C",
+                    "-t",
+                    topic,
+                    "-p",
+                    "1",
+                    "-o",
+                    "s@" + (ts + 5_500),
+                    "-c",
+                    "1",
+                    "-e",
+                    "-f",
+                    FORMAT)))
+        .isEqualTo(line("jk-7-\u00e9", "java value 7 \u20ac", "n=7,e=", 1, 3, ts + 7_000));
     // Keys and values as raw bytes, without a format: kcat's default output is the value alone.
     byte[] raw = kcat(null, "-C", "-t", topic, "-p", "1", "-o", "-2", "-e", "-D", "\u0001");
     ByteArrayOutputStream want = new ByteArrayOutputStream();
