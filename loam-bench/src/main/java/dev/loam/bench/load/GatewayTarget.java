@@ -2,6 +2,7 @@ package dev.loam.bench.load;
 
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
+import dev.loam.api.NotOwnerException;
 import dev.loam.api.StreamSpec;
 import dev.loam.kafka.KafkaGateway;
 import dev.loam.kafka.KafkaGatewaySettings;
@@ -128,6 +129,29 @@ final class GatewayTarget implements KafkaTarget, AutoCloseable {
         Thread.sleep(20); // the replica applies the stream soon; nothing to wait on
       }
     }
+  }
+
+  /**
+   * Deletes the topic's stream through the {@link Log} of the node that owns it: Loam deletes a
+   * stream only on its owner, and a gateway that is not the owner answers DeleteTopics with
+   * NOT_CONTROLLER while naming itself the controller, so an admin client would retry until its
+   * timeout unless it happened to reach the owner.
+   */
+  @Override
+  public void deleteTopic(String topic) throws Exception {
+    NotOwnerException last = null;
+    for (LoamNode n : nodes) {
+      try {
+        n.log().deleteStream(namespace, topic).get(60, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof NotOwnerException no)) {
+          throw e;
+        }
+        last = no;
+      }
+    }
+    throw new IllegalStateException("no bench node owns the topic " + topic, last);
   }
 
   /** 0: the gateways and nodes run in this JVM, whose process CPU the run already counts. */

@@ -261,6 +261,12 @@ final class KafkaBroker implements KafkaTarget, AutoCloseable {
         .get(60, TimeUnit.SECONDS);
   }
 
+  /** Deletes the topic through the admin client. */
+  @Override
+  public void deleteTopic(String topic) throws Exception {
+    admin().deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+  }
+
   /** CPU time of the broker JVM so far, in ns (-1 if the OS does not say). */
   @Override
   public long cpuNanos() {

@@ -21,6 +21,9 @@ interface KafkaTarget {
    */
   void createTopic(String topic, int partitions, boolean fsync) throws Exception;
 
+  /** Deletes the run's topic. */
+  void deleteTopic(String topic) throws Exception;
+
   /**
    * CPU time the target spent outside this JVM so far, in ns: the broker process's; 0 for a gateway
    * in this JVM (the process CPU already counts it); -1 if the OS does not say.
