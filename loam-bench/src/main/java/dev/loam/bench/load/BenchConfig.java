@@ -75,8 +75,9 @@ public record BenchConfig(
     if (durabilityClass == DurabilityClass.QUORUM) {
       throw new IllegalArgumentException("the quorum class is not implemented by Loam yet");
     }
-    if (!transport.equals("embedded") && !transport.equals("http")) {
-      throw new IllegalArgumentException("--transport is embedded or http, got " + transport);
+    if (!TRANSPORTS.contains(transport)) {
+      throw new IllegalArgumentException(
+          "--transport is one of " + String.join(", ", TRANSPORTS) + ", got " + transport);
     }
     if (!zoneStore.equals("file") && !zoneStore.equals("mem")) {
       throw new IllegalArgumentException("--zone-store is file or mem, got " + zoneStore);
@@ -85,6 +86,9 @@ public record BenchConfig(
       throw new IllegalArgumentException("--co-correction is intended or expected-interval");
     }
   }
+
+  /** The values of {@code --transport}. */
+  static final List<String> TRANSPORTS = List.of("embedded", "http", "kafka");
 
   /** The default scenario: 1 producer, 1 consumer, 1 KiB records, 8 partitions, flat out. */
   public static BenchConfig defaults() {
@@ -119,6 +123,18 @@ public record BenchConfig(
       return flushMillis;
     }
     return durabilityClass == DurabilityClass.EXPRESS ? 5 : 250;
+  }
+
+  /** What {@link #transport} means, for the report. */
+  public String transportDetail() {
+    return switch (transport) {
+      case "http" -> "the JDK HTTP client against each node's native HTTP API on loopback";
+      case "kafka" ->
+          "the Kafka Java client of --vs-kafka (same producer and consumer code and settings)"
+              + " against a Kafka gateway on each node, on loopback; topic created with"
+              + " CreateTopics";
+      default -> "Log API calls on the nodes in this JVM";
+    };
   }
 
   public String keysDescription() {
@@ -166,6 +182,7 @@ public record BenchConfig(
     m.put("partitions", partitions);
     m.put("nodes", nodes);
     m.put("transport", transport);
+    m.put("transport_detail", transportDetail());
     m.put("metastore", nodes == 1 ? "embedded single-node" : nodes + " Ratis voters, loopback");
     m.put("rate_records_per_s", rate == 0 ? "flat-out" : rate);
     m.put("duration_s", duration.toMillis() / 1000.0);
@@ -305,9 +322,11 @@ public record BenchConfig(
       CMD.flag(
           "--transport",
           "T",
-          Values.oneOf("embedded", "http"),
+          Values.oneOf(TRANSPORTS.toArray(String[]::new)),
           D.transport,
-          "embedded (Log API calls in this JVM) or http (each node serves the HTTP API on loopback)");
+          "embedded (Log API calls in this JVM), http (each node serves the HTTP API on loopback)"
+              + " or kafka (each node runs a Kafka gateway; the Kafka Java client of --vs-kafka"
+              + " drives it)");
   static final Flag<Long> RATE =
       CMD.flag(
           "--rate",

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -246,6 +247,24 @@ final class KafkaBroker implements KafkaTarget, AutoCloseable {
       admin = Admin.create(conf);
     }
     return admin;
+  }
+
+  /** Creates the topic through the admin client; {@code fsync}: with {@code flush.messages=1}. */
+  @Override
+  public void createTopic(String topic, int partitions, boolean fsync) throws Exception {
+    admin()
+        .createTopics(
+            List.of(
+                new NewTopic(topic, partitions, (short) 1)
+                    .configs(fsync ? Map.of("flush.messages", "1") : Map.of())))
+        .all()
+        .get(60, TimeUnit.SECONDS);
+  }
+
+  /** Deletes the topic through the admin client. */
+  @Override
+  public void deleteTopic(String topic) throws Exception {
+    admin().deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
   }
 
   /** CPU time of the broker JVM so far, in ns (-1 if the OS does not say). */

@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -109,19 +108,12 @@ final class KafkaRun {
   }
 
   LoadRun.Result run() throws Exception {
-    broker
-        .admin()
-        .createTopics(
-            List.of(
-                new NewTopic(topic, c.partitions(), (short) 1)
-                    .configs(fsync ? Map.of("flush.messages", "1") : Map.of())))
-        .all()
-        .get(60, TimeUnit.SECONDS);
+    broker.createTopic(topic, c.partitions(), fsync);
     try {
       return load();
     } finally {
       try {
-        broker.admin().deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+        broker.deleteTopic(topic);
       } catch (Exception e) {
         // best effort: the broker's temp dir goes at the end anyway
       }
@@ -168,8 +160,10 @@ final class KafkaRun {
       }
 
       LoadRun.parkUntil(measureStart);
+      broker.markWindow();
       Snapshot s0 = snapshot();
       LoadRun.parkUntil(measureEnd);
+      broker.markWindow();
       Snapshot s1 = snapshot();
       producing = false;
       for (Thread t : producers) {
@@ -377,6 +371,8 @@ final class KafkaRun {
     m.put(
         "client_allocated_bytes_per_record",
         records == 0 ? Double.NaN : (double) allocated / records);
+    m.putAll(broker.windowFigures(records));
+    m.put("records_acked_whole_run", ackedRecordsTotal.sum());
     m.put("records_consumed", consumedTotal.sum());
     m.put("appends_failed", appendsFailed.sum());
     Throwable f = firstFailure.get();

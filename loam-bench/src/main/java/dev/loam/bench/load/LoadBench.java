@@ -506,8 +506,11 @@ public final class LoadBench {
     b.append(
         String.format(
             Locale.ROOT,
-            "  Loam vs Apache Kafka %s, same workload (median [min..max] over %d/%d runs;"
+            "  Loam (%s) vs Apache Kafka %s, same workload (median [min..max] over %d/%d runs;"
                 + " ratio = Loam/Kafka of the medians)%n",
+            s.config().transport().equals("kafka")
+                ? "transport kafka: the same Kafka client code through Loam's gateway"
+                : "transport " + s.config().transport(),
             KafkaBroker.VERSION,
             s.runs().size(),
             s.kafka().size()));

@@ -162,7 +162,10 @@ final class LoadRun {
           }
           nodes.add(b.start());
         }
-        Result r = load(nodes, transports(nodes, servers), stores);
+        Result r =
+            c.transport().equals("kafka")
+                ? loadThroughKafka(nodes, stores)
+                : load(nodes, transports(nodes, servers), stores);
         long flushes = 0;
         double putMillis = 0;
         double commitMillis = 0;
@@ -199,6 +202,27 @@ final class LoadRun {
       io.shutdownNow();
       httpClientPool.shutdownNow();
       deleteTree(tmp);
+    }
+  }
+
+  /**
+   * The kafka transport: a Kafka gateway on each node and the {@link KafkaRun} workload (the Kafka
+   * Java client's producers and consumers, as {@code --vs-kafka} drives the broker) through them,
+   * on a topic of the bench namespace.
+   */
+  private Result loadThroughKafka(List<LoamNode> nodes, List<LatencyInjectingStore> stores)
+      throws Exception {
+    try (GatewayTarget gateways = new GatewayTarget(nodes, stores, NS, c.durabilityClass())) {
+      Result r = new KafkaRun(c, gateways, STREAM, false).run();
+      Map<String, Object> f = r.figures();
+      // The broker's split of the CPU and its fsync switch mean nothing here: the gateways, nodes
+      // and clients are all this process. Its allocations are the whole process's, as the
+      // other transports count them.
+      f.remove("broker_cpu_cores_busy");
+      f.remove("client_cpu_cores_busy");
+      f.remove("kafka_fsync_per_append");
+      f.put("allocated_bytes_per_record", f.remove("client_allocated_bytes_per_record"));
+      return r;
     }
   }
 
@@ -401,7 +425,7 @@ final class LoadRun {
   }
 
   /** Counters at one instant. */
-  private record Snapshot(
+  record Snapshot(
       long nanos,
       long cpuNanos,
       Map<Long, Long> allocated,
@@ -412,7 +436,7 @@ final class LoadRun {
       ThreadCpu.Sample threadCpu,
       long[] reads) {}
 
-  private static Snapshot snapshot(List<LoamNode> nodes, List<LatencyInjectingStore> stores) {
+  static Snapshot snapshot(List<LoamNode> nodes, List<LatencyInjectingStore> stores) {
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long[] ids = threads.getAllThreadIds();
@@ -465,7 +489,6 @@ final class LoadRun {
     for (Map.Entry<Long, Long> e : b.allocated().entrySet()) {
       allocated += e.getValue() - a.allocated().getOrDefault(e.getKey(), 0L);
     }
-    LatencyInjectingStore.Counts st = b.store().minus(a.store());
     double cpuSecs = (b.cpuNanos() - a.cpuNanos()) / 1e9;
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("measured_s", secs);
@@ -478,6 +501,29 @@ final class LoadRun {
     m.put("cpu_s_per_gb", bytes == 0 ? Double.NaN : cpuSecs / (bytes / 1e9));
     m.put("cpu_us_per_record", records == 0 ? Double.NaN : cpuSecs * 1e6 / records);
     m.put("cpu_cores_busy", cpuSecs / secs);
+    m.put("allocated_bytes_per_record", records == 0 ? Double.NaN : (double) allocated / records);
+    m.put(
+        "allocated_bytes_method",
+        "sum over live threads of com.sun.management.ThreadMXBean.getThreadAllocatedBytes, end"
+            + " minus start of the window (whole process: node, store, producers, consumers;"
+            + " threads that exit inside the window are missed)");
+    m.putAll(nodeFigures(a, b, records));
+    m.put("appends_failed", appendsFailed.sum());
+    m.put("records_acked_whole_run", ackedRecordsTotal.sum());
+    m.put("records_consumed", consumedTotal.sum());
+    Throwable f = firstFailure.get();
+    m.put("first_failure", f == null ? null : String.valueOf(f));
+    return m;
+  }
+
+  /**
+   * What the nodes and the store did between two snapshots, {@code records} acked: CPU by thread
+   * group, store calls, reads by tier, metastore proposals and WAL objects.
+   */
+  static Map<String, Object> nodeFigures(Snapshot a, Snapshot b, long records) {
+    double secs = (b.nanos() - a.nanos()) / 1e9;
+    LatencyInjectingStore.Counts st = b.store().minus(a.store());
+    Map<String, Object> m = new LinkedHashMap<>();
     Map<String, Double> byGroup = ThreadCpu.between(a.threadCpu(), b.threadCpu());
     m.put(
         "node_cpu_us_per_record", records == 0 ? Double.NaN : byGroup.get("node") * 1e6 / records);
@@ -486,17 +532,12 @@ final class LoadRun {
     m.put("cpu_us_per_record_by_group", perRecord);
     m.put(
         "cpu_groups",
-        "node: the node's Java threads (scheduler, metastore, Ratis, HTTP server); store: the"
-            + " filesystem store's I/O pool and the latency injector (kernel write+fsync time"
-            + " lands here); bench: producers, consumers, clients, main; jvm: process CPU minus"
+        "node: the node's Java threads (scheduler, metastore, Ratis, HTTP server, Kafka"
+            + " gateway); store: the filesystem store's I/O pool and the latency injector (kernel"
+            + " write+fsync time lands here); bench: producers, consumers, clients (HTTP, Kafka),"
+            + " main; jvm: process CPU minus"
             + " all Java threads (GC, JIT, VM, threads that exited in the window); <g>_user:"
             + " user-mode part");
-    m.put("allocated_bytes_per_record", records == 0 ? Double.NaN : (double) allocated / records);
-    m.put(
-        "allocated_bytes_method",
-        "sum over live threads of com.sun.management.ThreadMXBean.getThreadAllocatedBytes, end"
-            + " minus start of the window (whole process: node, store, producers, consumers;"
-            + " threads that exit inside the window are missed)");
     m.put("store_puts_per_s", st.puts() / secs);
     m.put("store_gets_per_s", st.gets() / secs);
     m.put("store_other_calls_per_s", st.others() / secs);
@@ -508,11 +549,6 @@ final class LoadRun {
     m.put("read_object_get_mb_per_s", (b.reads()[3] - a.reads()[3]) / 1e6 / secs);
     m.put("metastore_proposals_per_s", (b.commits() - a.commits()) / secs);
     m.put("wal_objects_per_s", (b.walObjects() - a.walObjects()) / secs);
-    m.put("appends_failed", appendsFailed.sum());
-    m.put("records_acked_whole_run", ackedRecordsTotal.sum());
-    m.put("records_consumed", consumedTotal.sum());
-    Throwable f = firstFailure.get();
-    m.put("first_failure", f == null ? null : String.valueOf(f));
     return m;
   }
 

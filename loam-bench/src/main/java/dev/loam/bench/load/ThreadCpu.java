@@ -10,11 +10,12 @@ import java.util.Map;
 /**
  * CPU time of the bench JVM split by who spent it, so that a run can state the node's own CPU per
  * record apart from the load generator's and the JVM's: Java threads are grouped by name into
- * {@code node} (everything of the node: its scheduler, metastore, Ratis, gRPC, the HTTP server),
- * {@code store} (the filesystem store's I/O pool and the latency injector's timer: the emulated
- * object store, whose kernel write and fsync time is the machine's, not Loam's), and {@code bench}
- * (producers, consumers, HTTP clients, the main thread); {@code jvm} is the rest of the process
- * (GC, JIT compilers, VM threads, and threads that exited inside the window).
+ * {@code node} (everything of the node: its scheduler, metastore, Ratis, gRPC, the HTTP server and
+ * the Kafka gateway), {@code store} (the filesystem store's I/O pool and the latency injector's
+ * timer: the emulated object store, whose kernel write and fsync time is the machine's, not
+ * Loam's), and {@code bench} (producers, consumers, HTTP and Kafka clients, the main thread);
+ * {@code jvm} is the rest of the process (GC, JIT compilers, VM threads, and threads that exited
+ * inside the window).
  */
 final class ThreadCpu {
   /** The groups, in report order. */
@@ -58,7 +59,9 @@ final class ThreadCpu {
         || name.startsWith("loam-bench-consumer")
         || name.startsWith("loam-bench-http-client")
         || name.startsWith("HttpClient-")
-        || name.startsWith("kafka-producer-network-thread")) {
+        || name.startsWith("loam-bench-kafka-")
+        || name.startsWith("kafka-producer-network-thread")
+        || name.startsWith("kafka-admin-client-thread")) {
       return "bench";
     }
     if (name.startsWith("loam-bench-store-io") || name.startsWith("delay")) {

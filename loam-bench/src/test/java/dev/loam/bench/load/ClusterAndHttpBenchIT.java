@@ -92,7 +92,7 @@ class ClusterAndHttpBenchIT {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> BenchConfig.parse(new String[] {"--transport", "grpc"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("--transport: not one of embedded, http: grpc");
+        .hasMessage("--transport: not one of embedded, http, kafka: grpc");
   }
 
   @Test
