@@ -58,6 +58,7 @@ public final class KafkaGateway implements AutoCloseable {
   private final HostPort advertised;
   private final Log log;
   private volatile boolean closed;
+  private final DispatcherHolder holder = new DispatcherHolder();
 
   private KafkaGateway(LoamNode node, KafkaGatewaySettings settings) {
     Log log = node.log();
@@ -66,7 +67,7 @@ public final class KafkaGateway implements AutoCloseable {
     this.group =
         new NioEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("loam-kafka", true));
     this.channels = new DefaultChannelGroup("loam-kafka", GlobalEventExecutor.INSTANCE);
-    DispatcherHolder holder = new DispatcherHolder();
+    DispatcherHolder holder = this.holder;
     int maxFrame = settings.maxRequestBytes();
     int maxInFlight = settings.maxInFlightPerConnection();
     try {
@@ -191,6 +192,10 @@ public final class KafkaGateway implements AutoCloseable {
       // The node may be closing too; nothing else to do.
     }
     channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    Dispatcher d = holder.dispatcher;
+    if (d != null) {
+      d.close();
+    }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Layering (STYLE.md §10): the gateway talks to a node through {@code dev.loam.api} only (the
  * build's forbiddenapis check keeps loam-core's internals out on bytecode); its own code imports
- * nothing but Loam's public packages, kafka-clients, Netty, SLF4J and the JDK.
+ * nothing but Loam's public packages, kafka-clients' protocol classes (and its admin client, with
+ * which a node forwards owner-bound topic admin to the owner), Netty, SLF4J and the JDK.
  */
 class KafkaLayeringTest {
   private static final Pattern IMPORT =
@@ -27,6 +28,7 @@ class KafkaLayeringTest {
           "dev.loam.error.",
           "dev.loam.kafka.",
           "org.apache.kafka.common.",
+          "org.apache.kafka.clients.admin.",
           "io.netty.",
           "org.slf4j.");
 

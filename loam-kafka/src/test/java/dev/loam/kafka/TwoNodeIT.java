@@ -3,7 +3,9 @@ package dev.loam.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loam.api.LoamNode;
+import dev.loam.api.NotOwnerException;
 import dev.loam.api.StreamSpec;
+import dev.loam.api.StreamUpdate;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.embedded.EmbeddedMetastore;
@@ -19,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -28,6 +31,16 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsResponse;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -174,6 +187,73 @@ class TwoNodeIT {
       List<Integer> leaders = leaders(viaA);
       assertThat(leaders).hasSize(1);
       assertThat(portOf(viaA, leaders.get(0))).isEqualTo(ga.port());
+    }
+  }
+
+  @Test
+  void topicAdminThroughTheNodeThatDoesNotOwnTheStreamIsForwardedToTheOwner() throws Exception {
+    a.log().createStream("default", "owned", StreamSpec.standard(2)).join();
+    // Stream admin is owner-bound; ask the node that is not the owner.
+    String owner = "";
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (owner.isEmpty() && System.nanoTime() < deadline) {
+      a.runOwnershipStep().join();
+      b.runOwnershipStep().join();
+      owner = a.log().streamOwner("default", "owned").join().ownerNodeId();
+    }
+    KafkaGateway other = owner.equals("a") ? gb : ga;
+    LoamNode otherNode = owner.equals("a") ? b : a;
+    assertThat(owner).isIn("a", "b");
+    // Without forwarding the request would fail: the other node is refused as not the owner.
+    assertThat(
+            otherNode
+                .log()
+                .updateStream("default", "owned", StreamUpdate.none().withRetentionMillis(1000))
+                .handle((x, e) -> e)
+                .join())
+        .isInstanceOf(java.util.concurrent.CompletionException.class)
+        .hasCauseInstanceOf(NotOwnerException.class);
+    // Raw requests to the non-owner only (an Admin client would also learn the owner's address
+    // from Metadata and might reach it by itself).
+    try (RawKafkaClient raw = new RawKafkaClient(other.port())) {
+      IncrementalAlterConfigsRequestData alter = new IncrementalAlterConfigsRequestData();
+      IncrementalAlterConfigsRequestData.AlterConfigsResource res =
+          new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+              .setResourceType(ConfigResource.Type.TOPIC.id())
+              .setResourceName("owned");
+      res.configs()
+          .add(
+              new IncrementalAlterConfigsRequestData.AlterableConfig()
+                  .setName("retention.ms")
+                  .setValue("3600000")
+                  .setConfigOperation(AlterConfigOp.OpType.SET.id()));
+      alter.resources().add(res);
+      IncrementalAlterConfigsResponse altered =
+          raw.call(new IncrementalAlterConfigsRequest.Builder(alter).build((short) 1));
+      assertThat(altered.data().responses().get(0).errorCode()).isZero();
+      assertThat(otherNode.log().describeStream("default", "owned").join().spec().retentionMillis())
+          .isEqualTo(3_600_000L);
+
+      CreatePartitionsRequestData grow = new CreatePartitionsRequestData().setTimeoutMs(10_000);
+      grow.topics()
+          .add(
+              new CreatePartitionsRequestData.CreatePartitionsTopic().setName("owned").setCount(5));
+      CreatePartitionsResponse grown =
+          raw.call(new CreatePartitionsRequest.Builder(grow).build((short) 3));
+      assertThat(grown.data().results().get(0).errorCode()).isZero();
+      assertThat(otherNode.log().describeStream("default", "owned").join().partitions()).hasSize(5);
+
+      DeleteTopicsResponse deleted =
+          raw.call(
+              new DeleteTopicsRequest.Builder(
+                      new DeleteTopicsRequestData()
+                          .setTopicNames(List.of("owned"))
+                          .setTimeoutMs(10_000))
+                  .build((short) 5));
+      assertThat(deleted.data().responses().iterator().next().errorCode()).isZero();
+      assertThat(otherNode.log().listStreams("default").join())
+          .extracting(d -> d.name())
+          .doesNotContain("owned");
     }
   }
 }

@@ -2,12 +2,15 @@ package dev.loam.kafka.internal.api;
 
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.Topics;
 import dev.loam.kafka.internal.errors.ErrorMapping;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
@@ -18,22 +21,26 @@ import org.apache.kafka.common.requests.CreatePartitionsRequest;
 /**
  * CreatePartitions: grows a stream to the requested total ({@code Log.addPartitions}). A count not
  * above the current one is INVALID_PARTITIONS naming both, as Kafka answers; manual assignments are
- * refused. {@code validate_only} checks without changing anything.
+ * refused. {@code validate_only} checks without changing anything. Only the stream's owner may grow
+ * it; another node forwards the request to the owner's listener ({@link OwnerForwarding}).
  */
 public final class CreatePartitionsHandler implements ApiHandler {
   private final Topics topics;
+  private final OwnerForwarding owners;
 
-  public CreatePartitionsHandler(Topics topics) {
+  public CreatePartitionsHandler(Topics topics, OwnerForwarding owners) {
     this.topics = topics;
+    this.owners = owners;
   }
 
   @Override
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     CreatePartitionsRequest req = (CreatePartitionsRequest) request.body();
     boolean validateOnly = req.data().validateOnly();
+    boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<CreatePartitionsTopicResult>> each = new ArrayList<>();
     for (CreatePartitionsTopic t : req.data().topics()) {
-      each.add(grow(t, validateOnly));
+      each.add(grow(t, validateOnly, mayForward));
     }
     return Futures.all(each)
         .thenApply(
@@ -45,7 +52,7 @@ public final class CreatePartitionsHandler implements ApiHandler {
   }
 
   private CompletableFuture<CreatePartitionsTopicResult> grow(
-      CreatePartitionsTopic t, boolean validateOnly) {
+      CreatePartitionsTopic t, boolean validateOnly, boolean mayForward) {
     if (t.assignments() != null && !t.assignments().isEmpty()) {
       return CompletableFuture.completedFuture(
           result(
@@ -84,9 +91,34 @@ public final class CreatePartitionsHandler implements ApiHandler {
                   .addPartitions(topics.namespace(), t.name(), t.count())
                   .handle(
                       (v, e) ->
-                          e == null ? result(t.name(), Errors.NONE, null) : failure(t.name(), e));
+                          e == null
+                              ? CompletableFuture.completedFuture(
+                                  result(t.name(), Errors.NONE, null))
+                              : orForward(t, e, mayForward))
+                  .thenCompose(f -> f);
             })
         .exceptionally(e -> failure(t.name(), e));
+  }
+
+  private CompletableFuture<CreatePartitionsTopicResult> orForward(
+      CreatePartitionsTopic t, Throwable e, boolean mayForward) {
+    if (!mayForward) {
+      return CompletableFuture.completedFuture(failure(t.name(), e));
+    }
+    return owners
+        .ownerListener(e)
+        .thenCompose(
+            owner ->
+                owner.isEmpty()
+                    ? CompletableFuture.completedFuture(failure(t.name(), e))
+                    : owners
+                        .forward(
+                            owner.get(),
+                            a ->
+                                a.createPartitions(
+                                        Map.of(t.name(), NewPartitions.increaseTo(t.count())))
+                                    .all())
+                        .thenApply(answer -> result(t.name(), answer.error(), answer.message())));
   }
 
   private static CreatePartitionsTopicResult failure(String name, Throwable e) {

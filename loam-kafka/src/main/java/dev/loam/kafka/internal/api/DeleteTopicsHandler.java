@@ -1,5 +1,6 @@
 package dev.loam.kafka.internal.api;
 
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.Topics;
 import dev.loam.kafka.internal.errors.ErrorMapping;
 import java.util.ArrayList;
@@ -16,27 +17,31 @@ import org.apache.kafka.common.requests.DeleteTopicsRequest;
 
 /**
  * DeleteTopics, by name (v0–5) or by name or topic id (v6+): deletes the stream. A missing topic is
- * UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID when named by id).
+ * UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID when named by id). Only the stream's owner may
+ * delete it; another node forwards the deletion to the owner's listener ({@link OwnerForwarding}).
  */
 public final class DeleteTopicsHandler implements ApiHandler {
   private final Topics topics;
+  private final OwnerForwarding owners;
 
-  public DeleteTopicsHandler(Topics topics) {
+  public DeleteTopicsHandler(Topics topics, OwnerForwarding owners) {
     this.topics = topics;
+    this.owners = owners;
   }
 
   @Override
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     DeleteTopicsRequest req = (DeleteTopicsRequest) request.body();
+    boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<DeletableTopicResult>> each = new ArrayList<>();
     if (request.version() < 6) {
       for (String name : req.data().topicNames()) {
-        each.add(delete(name, null));
+        each.add(delete(name, null, mayForward));
       }
     } else {
       for (DeleteTopicState s : req.data().topics()) {
         if (s.name() != null) {
-          each.add(delete(s.name(), null));
+          each.add(delete(s.name(), null, mayForward));
         } else {
           Uuid id = s.topicId();
           each.add(
@@ -45,7 +50,7 @@ public final class DeleteTopicsHandler implements ApiHandler {
                   .thenCompose(
                       n ->
                           n.isPresent()
-                              ? delete(n.get(), id)
+                              ? delete(n.get(), id, mayForward)
                               : CompletableFuture.completedFuture(
                                   new DeletableTopicResult()
                                       .setTopicId(id)
@@ -63,7 +68,7 @@ public final class DeleteTopicsHandler implements ApiHandler {
             });
   }
 
-  private CompletableFuture<DeletableTopicResult> delete(String name, Uuid id) {
+  private CompletableFuture<DeletableTopicResult> delete(String name, Uuid id, boolean mayForward) {
     return topics
         .describe(name)
         .thenCompose(
@@ -90,11 +95,35 @@ public final class DeleteTopicsHandler implements ApiHandler {
                             new DeletableTopicResult().setName(name).setTopicId(topicId);
                         if (e == null) {
                           topics.forget(topicId);
-                          return r.setErrorCode(Errors.NONE.code());
+                          return CompletableFuture.completedFuture(
+                              r.setErrorCode(Errors.NONE.code()));
                         }
-                        return r.setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
-                            .setErrorMessage(ErrorMapping.message(e));
-                      });
+                        DeletableTopicResult failed =
+                            r.setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
+                                .setErrorMessage(ErrorMapping.message(e));
+                        if (!mayForward) {
+                          return CompletableFuture.completedFuture(failed);
+                        }
+                        return owners
+                            .ownerListener(e)
+                            .thenCompose(
+                                owner ->
+                                    owner.isEmpty()
+                                        ? CompletableFuture.completedFuture(failed)
+                                        : owners
+                                            .forward(
+                                                owner.get(),
+                                                a -> a.deleteTopics(List.of(name)).all())
+                                            .thenApply(
+                                                answer -> {
+                                                  if (answer.error() == Errors.NONE) {
+                                                    topics.forget(topicId);
+                                                  }
+                                                  return r.setErrorCode(answer.error().code())
+                                                      .setErrorMessage(answer.message());
+                                                }));
+                      })
+                  .thenCompose(f -> f);
             })
         .exceptionally(
             e ->

@@ -2,6 +2,7 @@ package dev.loam.kafka.internal.api;
 
 import dev.loam.kafka.internal.cluster.ClusterView;
 import dev.loam.kafka.internal.cluster.ClusterView.Broker;
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
@@ -36,6 +37,7 @@ public final class DescribeClusterHandler implements ApiHandler {
     }
     return cluster
         .brokers(request.zone())
+        .thenApply(b -> OwnerForwarding.isForwarded(request.clientId()) ? b.selfOnly() : b)
         .thenApply(
             brokers -> {
               DescribeClusterResponseData r =

@@ -23,11 +23,27 @@ public final class Dispatcher {
 
   private final Map<ApiKeys, ApiHandler> handlers;
   private final SupportedApis supported;
+  private final AutoCloseable resources;
 
   /** Serves exactly the APIs of {@code handlers}; ApiVersions advertises those. */
   public Dispatcher(Map<ApiKeys, ApiHandler> handlers) {
+    this(handlers, () -> {});
+  }
+
+  /** As {@link #Dispatcher(Map)}, with what the handlers hold open, closed by {@link #close}. */
+  public Dispatcher(Map<ApiKeys, ApiHandler> handlers, AutoCloseable resources) {
     this.handlers = new EnumMap<>(handlers);
     this.supported = new SupportedApis(this.handlers.keySet());
+    this.resources = resources;
+  }
+
+  /** Closes what the handlers hold open (the clients that forward admin requests to owners). */
+  public void close() {
+    try {
+      resources.close();
+    } catch (Exception e) {
+      LOG.warn("closing the Kafka gateway's handlers failed", e);
+    }
   }
 
   /** The served APIs and their version ranges. */

@@ -4,6 +4,7 @@ import dev.loam.api.LoamNode;
 import dev.loam.kafka.KafkaGatewaySettings;
 import dev.loam.kafka.internal.cluster.ClusterView;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.Topics;
 import java.util.EnumMap;
 import java.util.Map;
@@ -25,6 +26,7 @@ public final class Handlers {
             settings.autoCreateTopics(),
             settings.defaultPartitions());
     ClusterView cluster = new ClusterView(node.log(), endpoints);
+    OwnerForwarding owners = new OwnerForwarding(node.log(), endpoints);
     AtomicReference<Dispatcher> self = new AtomicReference<>();
     Map<ApiKeys, ApiHandler> h = new EnumMap<>(ApiKeys.class);
     h.put(ApiKeys.API_VERSIONS, new ApiVersionsHandler(() -> self.get().supported()));
@@ -35,12 +37,12 @@ public final class Handlers {
     h.put(ApiKeys.LIST_OFFSETS, new ListOffsetsHandler(topics));
     h.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, new OffsetForLeaderEpochHandler(topics));
     h.put(ApiKeys.CREATE_TOPICS, new CreateTopicsHandler(topics));
-    h.put(ApiKeys.DELETE_TOPICS, new DeleteTopicsHandler(topics));
-    h.put(ApiKeys.CREATE_PARTITIONS, new CreatePartitionsHandler(topics));
+    h.put(ApiKeys.DELETE_TOPICS, new DeleteTopicsHandler(topics, owners));
+    h.put(ApiKeys.CREATE_PARTITIONS, new CreatePartitionsHandler(topics, owners));
     h.put(ApiKeys.DESCRIBE_CONFIGS, new DescribeConfigsHandler(topics));
-    h.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(topics));
+    h.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(topics, owners));
     h.put(ApiKeys.INIT_PRODUCER_ID, new InitProducerIdHandler(node.log()));
-    Dispatcher d = new Dispatcher(h);
+    Dispatcher d = new Dispatcher(h, owners);
     self.set(d);
     return d;
   }

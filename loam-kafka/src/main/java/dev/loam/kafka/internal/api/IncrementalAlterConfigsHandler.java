@@ -1,13 +1,17 @@
 package dev.loam.kafka.internal.api;
 
 import dev.loam.api.StreamUpdate;
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.TopicConfigs;
 import dev.loam.kafka.internal.cluster.Topics;
 import dev.loam.kafka.internal.errors.ErrorMapping;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -31,18 +35,21 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
   private static final byte DELETE = 1;
 
   private final Topics topics;
+  private final OwnerForwarding owners;
 
-  public IncrementalAlterConfigsHandler(Topics topics) {
+  public IncrementalAlterConfigsHandler(Topics topics, OwnerForwarding owners) {
     this.topics = topics;
+    this.owners = owners;
   }
 
   @Override
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     IncrementalAlterConfigsRequest req = (IncrementalAlterConfigsRequest) request.body();
     boolean validateOnly = req.data().validateOnly();
+    boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<AlterConfigsResourceResponse>> each = new ArrayList<>();
     for (AlterConfigsResource r : req.data().resources()) {
-      each.add(alter(r, validateOnly));
+      each.add(alter(r, validateOnly, mayForward));
     }
     return Futures.all(each)
         .thenApply(
@@ -54,7 +61,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
   }
 
   private CompletableFuture<AlterConfigsResourceResponse> alter(
-      AlterConfigsResource r, boolean validateOnly) {
+      AlterConfigsResource r, boolean validateOnly, boolean mayForward) {
     AlterConfigsResourceResponse base =
         new AlterConfigsResourceResponse()
             .setResourceType(r.resourceType())
@@ -102,11 +109,53 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
               return topics
                   .log()
                   .updateStream(topics.namespace(), r.resourceName(), u)
-                  .thenApply(x -> base.setErrorCode(Errors.NONE.code()));
+                  .handle(
+                      (x, e) ->
+                          e == null
+                              ? CompletableFuture.completedFuture(
+                                  base.setErrorCode(Errors.NONE.code()))
+                              : orForward(r, base, e, mayForward))
+                  .thenCompose(f -> f);
             })
         .exceptionally(
             e ->
                 base.setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
                     .setErrorMessage(ErrorMapping.message(e)));
+  }
+
+  /**
+   * The owner applies what this node may not: the same operations, through its own listener. A
+   * failure that is not about ownership is answered as it is.
+   */
+  private CompletableFuture<AlterConfigsResourceResponse> orForward(
+      AlterConfigsResource r, AlterConfigsResourceResponse base, Throwable e, boolean mayForward) {
+    AlterConfigsResourceResponse failed =
+        base.setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
+            .setErrorMessage(ErrorMapping.message(e));
+    if (!mayForward) {
+      return CompletableFuture.completedFuture(failed);
+    }
+    List<AlterConfigOp> ops = new ArrayList<>();
+    for (AlterableConfig c : r.configs()) {
+      ops.add(
+          new AlterConfigOp(
+              new ConfigEntry(c.name(), c.value()),
+              AlterConfigOp.OpType.forId(c.configOperation())));
+    }
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, r.resourceName());
+    return owners
+        .ownerListener(e)
+        .thenCompose(
+            owner ->
+                owner.isEmpty()
+                    ? CompletableFuture.completedFuture(failed)
+                    : owners
+                        .forward(
+                            owner.get(),
+                            a -> a.incrementalAlterConfigs(Map.of(resource, ops)).all())
+                        .thenApply(
+                            answer ->
+                                base.setErrorCode(answer.error().code())
+                                    .setErrorMessage(answer.message())));
   }
 }

@@ -5,6 +5,7 @@ import dev.loam.error.LoamException;
 import dev.loam.kafka.internal.cluster.ClusterView;
 import dev.loam.kafka.internal.cluster.ClusterView.Broker;
 import dev.loam.kafka.internal.cluster.ClusterView.Brokers;
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.Topics;
 import dev.loam.kafka.internal.errors.ErrorMapping;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ public final class MetadataHandler implements ApiHandler {
     MetadataRequest req = (MetadataRequest) request.body();
     return cluster
         .brokers(request.zone())
+        .thenApply(b -> OwnerForwarding.isForwarded(request.clientId()) ? b.selfOnly() : b)
         .thenCompose(brokers -> topicsOf(req).thenApply(ts -> Optional.of(response(brokers, ts))));
   }
 

@@ -42,6 +42,14 @@ public final class ClusterView {
     }
 
     /**
+     * Only this node, leading every partition: what a forwarded admin request's client is told
+     * ({@link OwnerForwarding}), so it sends the request here and nowhere else.
+     */
+    public Brokers selfOnly() {
+      return new Brokers(List.of(self), List.of(self), self);
+    }
+
+    /**
      * The controller Metadata and DescribeCluster announce: this node. Admin requests go to the
      * controller, and every node serves them.
      */
