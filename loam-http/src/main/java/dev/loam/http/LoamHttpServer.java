@@ -9,6 +9,8 @@ import dev.loam.http.internal.BodyAggregator;
 import dev.loam.http.internal.HttpMetrics;
 import dev.loam.http.internal.IngestQuotas;
 import dev.loam.http.internal.RequestHandler;
+import dev.loam.tls.ReloadingTls;
+import dev.loam.tls.TlsSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -20,6 +22,9 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -28,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +64,7 @@ public final class LoamHttpServer implements AutoCloseable {
   private final Set<RequestHandler.Exchange> inFlight = ConcurrentHashMap.newKeySet();
   private final Duration closeTimeout;
   private volatile boolean closing;
+  private final Optional<ReloadingTls> tls;
 
   private LoamHttpServer(Builder b, Log log) {
     this.metrics = new HttpMetrics();
@@ -102,6 +109,10 @@ public final class LoamHttpServer implements AutoCloseable {
             inFlight.remove(e);
           }
         };
+    // Before the event loops exist: a TLS file that no longer reads fails the start with nothing
+    // to shut down.
+    this.tls = b.tls.map(ReloadingTls::open);
+    SslContext ssl = tls.map(LoamHttpServer::sslContext).orElse(null);
     this.group = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory("loam-http", true));
     this.channels = new DefaultChannelGroup("loam-http", GlobalEventExecutor.INSTANCE);
     int maxBody = b.maxRequestBytes;
@@ -117,6 +128,9 @@ public final class LoamHttpServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       channels.add(ch);
+                      if (ssl != null) {
+                        ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
                           .addLast("codec", new HttpServerCodec())
                           .addLast("aggregator", new BodyAggregator(maxBody, metrics))
@@ -135,6 +149,32 @@ public final class LoamHttpServer implements AutoCloseable {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * Netty's server context over the reloading key and trust managers: each handshake asks them for
+   * the certificate and the client check, so replaced files reach new connections without a new
+   * context.
+   */
+  private static SslContext sslContext(ReloadingTls t) {
+    try {
+      SslContextBuilder b = SslContextBuilder.forServer(t.keyManager());
+      t.trustManager().ifPresent(tm -> b.trustManager(tm).clientAuth(ClientAuth.REQUIRE));
+      return b.build();
+    } catch (javax.net.ssl.SSLException e) {
+      throw new LoamException(
+          Kind.INVALID,
+          "cannot set up TLS for the HTTP server: "
+              + e.getMessage()
+              + " certificate="
+              + t.settings().certificateChain(),
+          e);
+    }
+  }
+
+  /** The TLS material in use, when the server speaks HTTPS. */
+  public Optional<ReloadingTls> tls() {
+    return tls;
   }
 
   /** The bound port (the ephemeral one when the builder asked for port 0). */
@@ -201,6 +241,7 @@ public final class LoamHttpServer implements AutoCloseable {
     private IngestQuota ingestQuota = IngestQuota.unlimited();
     private final Map<String, IngestQuota> ingestQuotaOverrides = new LinkedHashMap<>();
     private LongSupplier quotaClock = System::nanoTime;
+    private Optional<TlsSettings> tls = Optional.empty();
 
     private Builder() {}
 
@@ -304,6 +345,16 @@ public final class LoamHttpServer implements AutoCloseable {
      */
     Builder quotaClock(LongSupplier nanoClock) {
       this.quotaClock = Objects.requireNonNull(nanoClock, "quotaClock");
+      return this;
+    }
+
+    /**
+     * Serves HTTPS only (default plain HTTP): the certificate and key of {@code t}, with its client
+     * CA also requiring every client to present a certificate issued by it. Replaced files are used
+     * by later connections (see {@link ReloadingTls}).
+     */
+    public Builder tls(TlsSettings t) {
+      this.tls = Optional.of(Objects.requireNonNull(t, "tls"));
       return this;
     }
 
