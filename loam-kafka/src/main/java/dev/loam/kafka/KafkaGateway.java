@@ -9,6 +9,7 @@ import dev.loam.kafka.internal.api.Handlers;
 import dev.loam.kafka.internal.cluster.HostPort;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
 import dev.loam.kafka.internal.network.KafkaConnection;
+import dev.loam.tls.ReloadingTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -20,6 +21,9 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -63,6 +67,7 @@ public final class KafkaGateway implements AutoCloseable {
     Log log = node.log();
     this.log = log;
     ensureNamespace(log, settings.namespace());
+    SslContext ssl = settings.tls().map(t -> sslContext(ReloadingTls.open(t))).orElse(null);
     this.group =
         new NioEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("loam-kafka", true));
     this.channels = new DefaultChannelGroup("loam-kafka", GlobalEventExecutor.INSTANCE);
@@ -88,6 +93,9 @@ public final class KafkaGateway implements AutoCloseable {
                         return;
                       }
                       channels.add(ch);
+                      if (ssl != null) {
+                        ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
                           // Kafka frames: a 4-byte big-endian size, then the request. A size above
                           // the limit (or negative) fails the decoder, which closes the connection.
@@ -138,6 +146,26 @@ public final class KafkaGateway implements AutoCloseable {
   /** Holds the dispatcher, built once the port is bound (Metadata names the bound port). */
   private static final class DispatcherHolder {
     volatile Dispatcher dispatcher;
+  }
+
+  /**
+   * Netty's server context over the reloading key and trust managers, which each handshake asks for
+   * the certificate and the client check: replaced files need no new context.
+   */
+  private static SslContext sslContext(ReloadingTls t) {
+    try {
+      SslContextBuilder b = SslContextBuilder.forServer(t.keyManager());
+      t.trustManager().ifPresent(tm -> b.trustManager(tm).clientAuth(ClientAuth.REQUIRE));
+      return b.build();
+    } catch (javax.net.ssl.SSLException e) {
+      throw new LoamException(
+          Kind.INVALID,
+          "cannot set up TLS for the Kafka listener: "
+              + e.getMessage()
+              + " certificate="
+              + t.settings().certificateChain(),
+          e);
+    }
   }
 
   /**

@@ -26,6 +26,7 @@ class KafkaLayeringTest {
           "dev.loam.api.",
           "dev.loam.error.",
           "dev.loam.kafka.",
+          "dev.loam.tls.",
           "org.apache.kafka.common.",
           "io.netty.",
           "org.slf4j.");
