@@ -9,6 +9,7 @@ import dev.loam.http.internal.BodyAggregator;
 import dev.loam.http.internal.HttpMetrics;
 import dev.loam.http.internal.IngestQuotas;
 import dev.loam.http.internal.RequestHandler;
+import dev.loam.tls.NettyServerTls;
 import dev.loam.tls.ReloadingTls;
 import dev.loam.tls.TlsSettings;
 import io.netty.bootstrap.ServerBootstrap;
@@ -22,9 +23,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -112,7 +111,7 @@ public final class LoamHttpServer implements AutoCloseable {
     // Before the event loops exist: a TLS file that no longer reads fails the start with nothing
     // to shut down.
     this.tls = b.tls.map(ReloadingTls::open);
-    SslContext ssl = tls.map(LoamHttpServer::sslContext).orElse(null);
+    SslContext ssl = tls.map(t -> NettyServerTls.serverContext(t, "HTTP server")).orElse(null);
     this.group = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory("loam-http", true));
     this.channels = new DefaultChannelGroup("loam-http", GlobalEventExecutor.INSTANCE);
     int maxBody = b.maxRequestBytes;
@@ -149,27 +148,6 @@ public final class LoamHttpServer implements AutoCloseable {
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * Netty's server context over the reloading key and trust managers: each handshake asks them for
-   * the certificate and the client check, so replaced files reach new connections without a new
-   * context.
-   */
-  private static SslContext sslContext(ReloadingTls t) {
-    try {
-      SslContextBuilder b = SslContextBuilder.forServer(t.keyManager());
-      t.trustManager().ifPresent(tm -> b.trustManager(tm).clientAuth(ClientAuth.REQUIRE));
-      return b.build();
-    } catch (javax.net.ssl.SSLException e) {
-      throw new LoamException(
-          Kind.INVALID,
-          "cannot set up TLS for the HTTP server: "
-              + e.getMessage()
-              + " certificate="
-              + t.settings().certificateChain(),
-          e);
-    }
   }
 
   /** The TLS material in use, when the server speaks HTTPS. */

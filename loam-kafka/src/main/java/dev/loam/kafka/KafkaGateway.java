@@ -9,6 +9,7 @@ import dev.loam.kafka.internal.api.Handlers;
 import dev.loam.kafka.internal.cluster.HostPort;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
 import dev.loam.kafka.internal.network.KafkaConnection;
+import dev.loam.tls.NettyServerTls;
 import dev.loam.tls.ReloadingTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -21,9 +22,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -67,7 +66,11 @@ public final class KafkaGateway implements AutoCloseable {
     Log log = node.log();
     this.log = log;
     ensureNamespace(log, settings.namespace());
-    SslContext ssl = settings.tls().map(t -> sslContext(ReloadingTls.open(t))).orElse(null);
+    SslContext ssl =
+        settings
+            .tls()
+            .map(t -> NettyServerTls.serverContext(ReloadingTls.open(t), "Kafka listener"))
+            .orElse(null);
     this.group =
         new NioEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("loam-kafka", true));
     this.channels = new DefaultChannelGroup("loam-kafka", GlobalEventExecutor.INSTANCE);
@@ -146,26 +149,6 @@ public final class KafkaGateway implements AutoCloseable {
   /** Holds the dispatcher, built once the port is bound (Metadata names the bound port). */
   private static final class DispatcherHolder {
     volatile Dispatcher dispatcher;
-  }
-
-  /**
-   * Netty's server context over the reloading key and trust managers, which each handshake asks for
-   * the certificate and the client check: replaced files need no new context.
-   */
-  private static SslContext sslContext(ReloadingTls t) {
-    try {
-      SslContextBuilder b = SslContextBuilder.forServer(t.keyManager());
-      t.trustManager().ifPresent(tm -> b.trustManager(tm).clientAuth(ClientAuth.REQUIRE));
-      return b.build();
-    } catch (javax.net.ssl.SSLException e) {
-      throw new LoamException(
-          Kind.INVALID,
-          "cannot set up TLS for the Kafka listener: "
-              + e.getMessage()
-              + " certificate="
-              + t.settings().certificateChain(),
-          e);
-    }
   }
 
   /**

@@ -84,27 +84,7 @@ public final class LoamServerMain {
           "one second's worth",
           "the quota's burst; needs --ingest-quota-bytes-per-sec");
 
-  static final Flag<Path> TLS_CERT =
-      CMD.optional(
-          "--tls-cert",
-          "FILE",
-          TlsFlags.certificates("certificate chain"),
-          "none (plain)",
-          "PEM certificate chain: HTTPS and Kafka SSL on both ports (re-read when replaced)");
-  static final Flag<Path> TLS_KEY =
-      CMD.optional(
-          "--tls-key",
-          "FILE",
-          TlsFlags.privateKey(),
-          "none",
-          "PEM private key (unencrypted PKCS#8) of --tls-cert");
-  static final Flag<Path> TLS_CLIENT_CA =
-      CMD.optional(
-          "--tls-client-ca",
-          "FILE",
-          TlsFlags.certificates("client CA"),
-          "none",
-          "PEM CA certificates: clients must present a certificate issued by one");
+  static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
 
   /** The parsed command line. */
   record Options(
@@ -135,7 +115,7 @@ public final class LoamServerMain {
         a.get(NODE_ID),
         a.get(STORE),
         quota,
-        TlsFlags.settings(a, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, false));
+        TLS.settings(a));
   }
 
   /**

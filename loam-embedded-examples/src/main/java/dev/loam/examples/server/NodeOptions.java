@@ -160,27 +160,7 @@ public record NodeOptions(
           "none (no faults)",
           "chaos tests only: store fault rates read from PATH, re-read every 100 ms");
 
-  static final Flag<Path> TLS_CERT =
-      CMD.optional(
-          "--tls-cert",
-          "FILE",
-          TlsFlags.certificates("certificate chain"),
-          "none (plain)",
-          "PEM certificate chain: HTTPS and Kafka SSL on both ports (re-read when replaced)");
-  static final Flag<Path> TLS_KEY =
-      CMD.optional(
-          "--tls-key",
-          "FILE",
-          TlsFlags.privateKey(),
-          "none",
-          "PEM private key (unencrypted PKCS#8) of --tls-cert");
-  static final Flag<Path> TLS_CLIENT_CA =
-      CMD.optional(
-          "--tls-client-ca",
-          "FILE",
-          TlsFlags.certificates("client CA"),
-          "none",
-          "PEM CA certificates: clients must present a certificate issued by one");
+  static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
   static final Flag<Path> PEER_TLS_CERT =
       CMD.optional(
           "--peer-tls-cert",
@@ -231,7 +211,7 @@ public record NodeOptions(
     String host = a.get(HOST);
     int httpPort = a.get(HTTP_PORT);
     String advertised = a.get(ADVERTISED);
-    Optional<TlsSettings> tls = TlsFlags.settings(a, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, false);
+    Optional<TlsSettings> tls = TLS.settings(a);
     if (advertised == null) {
       try {
         advertised =

@@ -1,5 +1,6 @@
 package dev.loam.examples.server;
 
+import dev.loam.cli.Command;
 import dev.loam.cli.Flag;
 import dev.loam.cli.ParsedArgs;
 import dev.loam.cli.UsageException;
@@ -19,6 +20,40 @@ import java.util.Optional;
  */
 final class TlsFlags {
   private TlsFlags() {}
+
+  /**
+   * The listener TLS flags of a command: {@code --tls-cert}, {@code --tls-key}, {@code
+   * --tls-client-ca}.
+   */
+  record Listener(Flag<Path> cert, Flag<Path> key, Flag<Path> clientCa) {
+    /** The TLS settings of the HTTP and Kafka listeners; empty: plaintext. */
+    Optional<TlsSettings> settings(ParsedArgs a) {
+      return TlsFlags.settings(a, cert, key, clientCa, false);
+    }
+  }
+
+  /** Declares the listener TLS flags on {@code cmd}, at this point of its help. */
+  static Listener listener(Command cmd) {
+    return new Listener(
+        cmd.optional(
+            "--tls-cert",
+            "FILE",
+            certificates("certificate chain"),
+            "none (plain)",
+            "PEM certificate chain: HTTPS and Kafka SSL on both ports (re-read when replaced)"),
+        cmd.optional(
+            "--tls-key",
+            "FILE",
+            privateKey(),
+            "none",
+            "PEM private key (unencrypted PKCS#8) of --tls-cert"),
+        cmd.optional(
+            "--tls-client-ca",
+            "FILE",
+            certificates("client CA"),
+            "none",
+            "PEM CA certificates: clients must present a certificate issued by one"));
+  }
 
   /** A PEM file of certificates; the file is read now. */
   static ValueParser<Path> certificates(String what) {

@@ -140,21 +140,7 @@ public record RatisSettings(
   /** The same settings with another voter and listener configuration (validated as at start). */
   public RatisSettings withPeers(
       String peerId, Map<String, String> voters, Map<String, String> listeners) {
-    return new RatisSettings(
-        peerId,
-        voters,
-        listeners,
-        storageDir,
-        groupName,
-        electionTimeoutMin,
-        electionTimeoutMax,
-        requestTimeout,
-        retryInterval,
-        maxAttempts,
-        maxInFlightProposals,
-        snapshotThresholdEntries,
-        logSegmentSizeBytes,
-        peerTls);
+    return copy(peerId, voters, listeners, storageDir, peerTls);
   }
 
   /** The longest a proposal can take before it fails: every attempt timing out. */
@@ -169,30 +155,25 @@ public record RatisSettings(
 
   /** The same settings for another replica of the same group (its own id and directory). */
   public RatisSettings forPeer(String peerId, Path dir) {
-    return new RatisSettings(
-        peerId,
-        voters,
-        listeners,
-        dir,
-        groupName,
-        electionTimeoutMin,
-        electionTimeoutMax,
-        requestTimeout,
-        retryInterval,
-        maxAttempts,
-        maxInFlightProposals,
-        snapshotThresholdEntries,
-        logSegmentSizeBytes,
-        peerTls);
+    return copy(peerId, voters, listeners, dir, peerTls);
   }
 
   /** The same settings with another peer TLS configuration (empty: plaintext). */
   public RatisSettings withPeerTls(Optional<TlsSettings> tls) {
+    return copy(localPeerId, voters, listeners, storageDir, tls);
+  }
+
+  private RatisSettings copy(
+      String peerId,
+      Map<String, String> voterMap,
+      Map<String, String> listenerMap,
+      Path dir,
+      Optional<TlsSettings> tls) {
     return new RatisSettings(
-        localPeerId,
-        voters,
-        listeners,
-        storageDir,
+        peerId,
+        voterMap,
+        listenerMap,
+        dir,
         groupName,
         electionTimeoutMin,
         electionTimeoutMax,
