@@ -8,6 +8,7 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
@@ -44,7 +45,8 @@ public final class ReloadingTls {
   /** The reading before {@link #current}: a handshake may have chosen its alias just before. */
   private volatile TlsMaterial previous;
 
-  private volatile long checkedAtNanos;
+  /** When the files were last compared; a handshake that wins the swap past the interval checks. */
+  private final AtomicLong checkedAtNanos = new AtomicLong();
 
   private ReloadingTls(TlsSettings settings, LongSupplier nanoClock) {
     this.settings = settings;
@@ -54,7 +56,7 @@ public final class ReloadingTls {
         TlsMaterial.load(
             settings.certificateChain(), settings.privateKey(), settings.clientCa(), 0);
     this.previous = current;
-    this.checkedAtNanos = nanoClock.getAsLong();
+    this.checkedAtNanos.set(nanoClock.getAsLong());
   }
 
   /**
@@ -106,7 +108,7 @@ public final class ReloadingTls {
    */
   public boolean reloadIfChanged() {
     synchronized (reloadLock) {
-      checkedAtNanos = nanoClock.getAsLong();
+      checkedAtNanos.set(nanoClock.getAsLong());
       TlsMaterial now = current;
       List<TlsMaterial.FileStamp> stamps =
           TlsMaterial.stampsOf(
@@ -141,7 +143,10 @@ public final class ReloadingTls {
   }
 
   private TlsMaterial material() {
-    if (nanoClock.getAsLong() - checkedAtNanos >= intervalNanos) {
+    long now = nanoClock.getAsLong();
+    long last = checkedAtNanos.get();
+    // One handshake per interval looks at the files; the others go on with the current material.
+    if (now - last >= intervalNanos && checkedAtNanos.compareAndSet(last, now)) {
       reloadIfChanged();
     }
     return current;
