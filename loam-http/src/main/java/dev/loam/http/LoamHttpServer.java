@@ -10,6 +10,9 @@ import dev.loam.http.internal.BodyAggregator;
 import dev.loam.http.internal.HttpMetrics;
 import dev.loam.http.internal.IngestQuotas;
 import dev.loam.http.internal.RequestHandler;
+import dev.loam.tls.NettyServerTls;
+import dev.loam.tls.ReloadingTls;
+import dev.loam.tls.TlsSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -21,6 +24,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -29,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +66,7 @@ public final class LoamHttpServer implements AutoCloseable {
   private final Duration closeTimeout;
   private final LoamNode node;
   private volatile boolean closing;
+  private final Optional<ReloadingTls> tls;
 
   private LoamHttpServer(Builder b, Log log) {
     this.metrics = new HttpMetrics();
@@ -106,6 +112,10 @@ public final class LoamHttpServer implements AutoCloseable {
             inFlight.remove(e);
           }
         };
+    // Before the event loops exist: a TLS file that no longer reads fails the start with nothing
+    // to shut down.
+    this.tls = b.tls.map(ReloadingTls::open);
+    SslContext ssl = tls.map(t -> NettyServerTls.serverContext(t, "HTTP server")).orElse(null);
     this.group = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory("loam-http", true));
     this.channels = new DefaultChannelGroup("loam-http", GlobalEventExecutor.INSTANCE);
     int maxBody = b.maxRequestBytes;
@@ -121,6 +131,9 @@ public final class LoamHttpServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       channels.add(ch);
+                      if (ssl != null) {
+                        ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
                           .addLast("codec", new HttpServerCodec())
                           .addLast("aggregator", new BodyAggregator(maxBody, metrics))
@@ -139,6 +152,11 @@ public final class LoamHttpServer implements AutoCloseable {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** The TLS material in use, when the server speaks HTTPS. */
+  public Optional<ReloadingTls> tls() {
+    return tls;
   }
 
   /** The bound port (the ephemeral one when the builder asked for port 0). */
@@ -257,6 +275,7 @@ public final class LoamHttpServer implements AutoCloseable {
     private IngestQuota ingestQuota = IngestQuota.unlimited();
     private final Map<String, IngestQuota> ingestQuotaOverrides = new LinkedHashMap<>();
     private LongSupplier quotaClock = System::nanoTime;
+    private Optional<TlsSettings> tls = Optional.empty();
 
     private Builder() {}
 
@@ -360,6 +379,16 @@ public final class LoamHttpServer implements AutoCloseable {
      */
     Builder quotaClock(LongSupplier nanoClock) {
       this.quotaClock = Objects.requireNonNull(nanoClock, "quotaClock");
+      return this;
+    }
+
+    /**
+     * Serves HTTPS only (default plain HTTP): the certificate and key of {@code t}, with its client
+     * CA also requiring every client to present a certificate issued by it. Replaced files are used
+     * by later connections (see {@link ReloadingTls}).
+     */
+    public Builder tls(TlsSettings t) {
+      this.tls = Optional.of(Objects.requireNonNull(t, "tls"));
       return this;
     }
 

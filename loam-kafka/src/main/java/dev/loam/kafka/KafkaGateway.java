@@ -9,6 +9,8 @@ import dev.loam.kafka.internal.api.Handlers;
 import dev.loam.kafka.internal.cluster.HostPort;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
 import dev.loam.kafka.internal.network.KafkaConnection;
+import dev.loam.tls.NettyServerTls;
+import dev.loam.tls.ReloadingTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -20,6 +22,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -64,6 +67,11 @@ public final class KafkaGateway implements AutoCloseable {
     Log log = node.log();
     this.log = log;
     ensureNamespace(log, settings.namespace());
+    SslContext ssl =
+        settings
+            .tls()
+            .map(t -> NettyServerTls.serverContext(ReloadingTls.open(t), "Kafka listener"))
+            .orElse(null);
     this.group =
         new NioEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("loam-kafka", true));
     this.channels = new DefaultChannelGroup("loam-kafka", GlobalEventExecutor.INSTANCE);
@@ -89,6 +97,9 @@ public final class KafkaGateway implements AutoCloseable {
                         return;
                       }
                       channels.add(ch);
+                      if (ssl != null) {
+                        ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
                           // Kafka frames: a 4-byte big-endian size, then the request. A size above
                           // the limit (or negative) fails the decoder, which closes the connection.

@@ -2,6 +2,7 @@ package dev.loam.kafka;
 
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.tls.TlsSettings;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,6 +28,10 @@ import java.util.Optional;
  * @param maxFetchWait the upper bound applied to a Fetch request's {@code max_wait_ms} (default 30
  *     s)
  * @param ioThreads Netty event-loop threads (default: min(4, processors))
+ * @param tls when present the listener speaks TLS only (Kafka's {@code SSL} security protocol): the
+ *     certificate and key of the settings, and with their client CA every client must present a
+ *     certificate issued by it ({@code ssl.client.auth=required}); replaced files are used by later
+ *     connections. Empty: plaintext (default)
  */
 public record KafkaGatewaySettings(
     String host,
@@ -38,7 +43,8 @@ public record KafkaGatewaySettings(
     int maxRequestBytes,
     int maxInFlightPerConnection,
     Duration maxFetchWait,
-    int ioThreads) {
+    int ioThreads,
+    Optional<TlsSettings> tls) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
@@ -48,6 +54,7 @@ public record KafkaGatewaySettings(
     Objects.requireNonNull(advertisedHost, "advertisedHost");
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(maxFetchWait, "maxFetchWait");
+    Objects.requireNonNull(tls, "tls");
     if (host.isBlank()) {
       throw invalid("host must not be blank host=" + host);
     }
@@ -114,6 +121,7 @@ public record KafkaGatewaySettings(
     private int maxInFlightPerConnection = 32;
     private Duration maxFetchWait = Duration.ofSeconds(30);
     private int ioThreads = Math.min(4, Math.max(1, Runtime.getRuntime().availableProcessors()));
+    private Optional<TlsSettings> tls = Optional.empty();
 
     private Builder() {}
 
@@ -168,6 +176,12 @@ public record KafkaGatewaySettings(
       return this;
     }
 
+    /** TLS on the listener (Kafka's {@code SSL} protocol); default plaintext. */
+    public Builder tls(TlsSettings t) {
+      this.tls = Optional.of(Objects.requireNonNull(t, "tls"));
+      return this;
+    }
+
     /** Validates and builds; INVALID naming the first bad value. */
     public KafkaGatewaySettings build() {
       return new KafkaGatewaySettings(
@@ -180,7 +194,8 @@ public record KafkaGatewaySettings(
           maxRequestBytes,
           maxInFlightPerConnection,
           maxFetchWait,
-          ioThreads);
+          ioThreads,
+          tls);
     }
   }
 }

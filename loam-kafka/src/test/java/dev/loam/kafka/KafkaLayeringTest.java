@@ -27,6 +27,7 @@ class KafkaLayeringTest {
           "dev.loam.api.",
           "dev.loam.error.",
           "dev.loam.kafka.",
+          "dev.loam.tls.",
           "org.apache.kafka.common.",
           "org.apache.kafka.clients.admin.",
           "io.netty.",

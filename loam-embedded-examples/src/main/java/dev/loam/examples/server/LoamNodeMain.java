@@ -208,15 +208,18 @@ public final class LoamNodeMain {
                 "--http-port " + o.httpPort(),
                 bind,
                 () ->
-                    LoamHttpServer.builder()
-                        .node(m.node)
-                        .host(o.host())
-                        .port(o.httpPort())
+                    LoamServerMain.withTls(
+                            LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()),
+                            o.tls())
                         .start());
         if (o.kafkaPort() >= 0) {
           m.kafka =
               LoamServerMain.startKafka(
-                  m.node, o.host(), o.kafkaPort(), URI.create(o.advertisedAddress()).getHost());
+                  m.node,
+                  o.host(),
+                  o.kafkaPort(),
+                  URI.create(o.advertisedAddress()).getHost(),
+                  o.tls());
         }
         out.println(
             "loam: node "

@@ -11,7 +11,9 @@ import dev.loam.http.IngestQuota;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.kafka.KafkaGateway;
 import dev.loam.kafka.KafkaGatewaySettings;
+import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -82,6 +84,8 @@ public final class LoamServerMain {
           "one second's worth",
           "the quota's burst; needs --ingest-quota-bytes-per-sec");
 
+  static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
+
   /** The parsed command line. */
   record Options(
       Path dataDir,
@@ -90,7 +94,8 @@ public final class LoamServerMain {
       String host,
       String nodeId,
       String store,
-      IngestQuota quota) {}
+      IngestQuota quota,
+      Optional<TlsSettings> tls) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -109,7 +114,8 @@ public final class LoamServerMain {
         a.get(HOST),
         a.get(NODE_ID),
         a.get(STORE),
-        quota);
+        quota,
+        TLS.settings(a));
   }
 
   /**
@@ -146,18 +152,20 @@ public final class LoamServerMain {
                 "--port " + o.port(),
                 o.host() + ":" + o.port(),
                 () ->
-                    LoamHttpServer.builder()
-                        .node(node)
-                        .host(o.host())
-                        .port(o.port())
-                        .ingestQuota(o.quota())
+                    LoamServerMain.withTls(
+                            LoamHttpServer.builder()
+                                .node(node)
+                                .host(o.host())
+                                .port(o.port())
+                                .ingestQuota(o.quota()),
+                            o.tls())
                         .start());
       } catch (RuntimeException e) {
         node.close();
         throw e;
       }
       try {
-        kafka = o.kafkaPort() < 0 ? null : startKafka(node, o.host(), o.kafkaPort(), null);
+        kafka = o.kafkaPort() < 0 ? null : startKafka(node, o.host(), o.kafkaPort(), null, o.tls());
       } catch (RuntimeException e) {
         server.close();
         node.close();
@@ -184,7 +192,7 @@ public final class LoamServerMain {
                   stopped.countDown();
                 },
                 "loam-shutdown"));
-    String url = "http://" + o.host() + ":" + server.port();
+    String url = (o.tls().isPresent() ? "https://" : "http://") + o.host() + ":" + server.port();
     System.out.println(
         "loam: node "
             + o.nodeId()
@@ -205,16 +213,25 @@ public final class LoamServerMain {
 
   /**
    * Starts the Kafka gateway on {@code host:port} ({@code advertisedHost} announced in Metadata,
-   * the bind host when null), failing like every start step: one line naming {@code --kafka-port}.
+   * the bind host when null; Kafka's SSL protocol with {@code tls}), failing like every start step:
+   * one line naming {@code --kafka-port}.
    */
-  static KafkaGateway startKafka(LoamNode node, String host, int port, String advertisedHost) {
+  static KafkaGateway startKafka(
+      LoamNode node, String host, int port, String advertisedHost, Optional<TlsSettings> tls) {
     KafkaGatewaySettings.Builder b = KafkaGatewaySettings.builder().host(host).port(port);
+    tls.ifPresent(b::tls);
     if (advertisedHost != null) {
       b.advertisedHost(advertisedHost);
     }
     KafkaGatewaySettings settings = b.build();
     return StartFailure.step(
         "--kafka-port " + port, host + ":" + port, () -> KafkaGateway.start(node, settings));
+  }
+
+  /** The builder serving HTTPS with {@code tls} when present. */
+  static LoamHttpServer.Builder withTls(LoamHttpServer.Builder b, Optional<TlsSettings> tls) {
+    tls.ifPresent(b::tls);
+    return b;
   }
 
   private static LoamNode startNode(Options o) {

@@ -10,6 +10,7 @@ import dev.loam.cli.UsageException;
 import dev.loam.cli.Values;
 import dev.loam.examples.fault.FaultFile;
 import dev.loam.meta.ratis.RatisSettings;
+import dev.loam.tls.TlsSettings;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The command line of {@code loam node}: its option table ({@link #CMD}) and the validated values
@@ -39,7 +41,9 @@ public record NodeOptions(
     Duration flushInterval,
     Duration startTimeout,
     Duration livenessTimeout,
-    Path faultFile) {
+    Path faultFile,
+    Optional<TlsSettings> tls,
+    Optional<TlsSettings> peerTls) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -47,7 +51,10 @@ public record NodeOptions(
   }
 
   RatisSettings ratisSettings() {
-    return RatisSettings.builder(id, voters, metaDir()).listeners(listeners).build();
+    return RatisSettings.builder(id, voters, metaDir())
+        .listeners(listeners)
+        .build()
+        .withPeerTls(peerTls);
   }
 
   NodeSettings nodeSettings() {
@@ -110,7 +117,7 @@ public record NodeOptions(
           "--advertised-address",
           "URL",
           NodeOptions::advertisedUrl,
-          "http://H:PORT",
+          "http(s)://H:PORT",
           "the address other nodes and clients use to reach this node");
   static final Flag<String> ZONE =
       CMD.optional("--zone", "Z", Values.text(), "none", "the node's availability zone");
@@ -153,6 +160,29 @@ public record NodeOptions(
           "none (no faults)",
           "chaos tests only: store fault rates read from PATH, re-read every 100 ms");
 
+  static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
+  static final Flag<Path> PEER_TLS_CERT =
+      CMD.optional(
+          "--peer-tls-cert",
+          "FILE",
+          TlsFlags.certificates("certificate chain"),
+          "none (plain)",
+          "PEM certificate chain of this replica: mutual TLS on the Raft port");
+  static final Flag<Path> PEER_TLS_KEY =
+      CMD.optional(
+          "--peer-tls-key",
+          "FILE",
+          TlsFlags.privateKey(),
+          "none",
+          "PEM private key (unencrypted PKCS#8) of --peer-tls-cert");
+  static final Flag<Path> PEER_TLS_CA =
+      CMD.optional(
+          "--peer-tls-ca",
+          "FILE",
+          TlsFlags.certificates("peer CA"),
+          "none",
+          "PEM CA certificates every replica's certificate must chain to");
+
   /**
    * Parses and validates the command line without touching the data directory, the store or the
    * network; a {@link UsageException} names the flag at fault. {@code --help} is the caller's to
@@ -181,9 +211,11 @@ public record NodeOptions(
     String host = a.get(HOST);
     int httpPort = a.get(HTTP_PORT);
     String advertised = a.get(ADVERTISED);
+    Optional<TlsSettings> tls = TLS.settings(a);
     if (advertised == null) {
       try {
-        advertised = "http://" + advertisableHost(host) + ":" + httpPort;
+        advertised =
+            (tls.isPresent() ? "https://" : "http://") + advertisableHost(host) + ":" + httpPort;
       } catch (IllegalArgumentException e) {
         throw new UsageException(HOST.name(), e.getMessage(), e);
       }
@@ -203,7 +235,9 @@ public record NodeOptions(
         a.get(FLUSH),
         Duration.ofSeconds(a.get(START_TIMEOUT_S)),
         Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
-        a.get(FAULT_FILE));
+        a.get(FAULT_FILE),
+        tls,
+        TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true));
   }
 
   /**

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and a restart on the same data directory serves what was acknowledged.
  */
 class LoamServerMainIT {
-  static final Pattern SERVING = Pattern.compile("serving (http://[0-9.]+:[0-9]+)");
+  static final Pattern SERVING = Pattern.compile("serving (https?://[0-9.]+:[0-9]+)");
 
   @TempDir Path dir;
 

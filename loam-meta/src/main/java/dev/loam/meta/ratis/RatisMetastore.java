@@ -38,7 +38,6 @@ import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -109,6 +108,7 @@ public final class RatisMetastore implements Metastore {
   private final RaftPeerId localId;
   private final MetaRatisStateMachine stateMachine;
   private final Semaphore inFlight;
+  private final RatisTransport transport;
 
   /**
    * The applied index, its awaitApplied futures and the apply listeners. Its monitor also guards
@@ -143,6 +143,7 @@ public final class RatisMetastore implements Metastore {
     this.localId = RaftPeerId.valueOf(ratis.localPeerId());
     this.inFlight = new Semaphore(ratis.maxInFlightProposals());
     this.stateMachine = new MetaRatisStateMachine(settings, new HostImpl());
+    this.transport = RatisTransport.of(ratis);
   }
 
   /**
@@ -201,10 +202,17 @@ public final class RatisMetastore implements Metastore {
             .setGroup(group)
             .setStateMachine(stateMachine)
             .setProperties(props)
+            .setParameters(transport.parameters())
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     server.start();
+    LOG.info(
+        "metastore Raft port listening peer={} host={} port={} tls={}",
+        localId,
+        ratis.bindHost(),
+        ratis.bindPort(),
+        transport.secured() ? "mutual" : "off");
 
     client = newClient();
     // Membership changes get their own client: an attempt must outlast the leader's staging
@@ -220,6 +228,7 @@ public final class RatisMetastore implements Metastore {
     adminClient =
         RaftClient.newBuilder()
             .setProperties(adminProps)
+            .setParameters(transport.parameters())
             .setRaftGroup(RaftGroup.valueOf(groupId, voters))
             .setRetryPolicy(
                 event ->
@@ -256,6 +265,7 @@ public final class RatisMetastore implements Metastore {
         clientProps, Math.max(2, ratis.maxInFlightProposals()));
     return RaftClient.newBuilder()
         .setProperties(clientProps)
+        .setParameters(transport.parameters())
         .setRaftGroup(RaftGroup.valueOf(groupId, voters))
         // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
         .setRetryPolicy(retryPolicy())
@@ -316,11 +326,7 @@ public final class RatisMetastore implements Metastore {
   private RaftProperties serverProperties() {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    String local =
-        ratis.localIsVoter()
-            ? ratis.voters().get(ratis.localPeerId())
-            : ratis.listeners().get(ratis.localPeerId());
-    GrpcConfigKeys.Server.setPort(p, Integer.parseInt(local.substring(local.lastIndexOf(':') + 1)));
+    transport.configureServer(p, ratis);
     RaftServerConfigKeys.setStorageDir(p, List.of(ratis.storageDir().toFile()));
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(ratis.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(ratis.electionTimeoutMax()));
@@ -683,20 +689,7 @@ public final class RatisMetastore implements Metastore {
     Objects.requireNonNull(listeners, "listeners");
     // The same checks as at start: validated as settings of the first voter.
     if (!voters.isEmpty()) {
-      new RatisSettings(
-          voters.keySet().iterator().next(),
-          voters,
-          listeners,
-          ratis.storageDir(),
-          ratis.groupName(),
-          ratis.electionTimeoutMin(),
-          ratis.electionTimeoutMax(),
-          ratis.requestTimeout(),
-          ratis.retryInterval(),
-          ratis.maxAttempts(),
-          ratis.maxInFlightProposals(),
-          ratis.snapshotThresholdEntries(),
-          ratis.logSegmentSizeBytes());
+      ratis.withPeers(voters.keySet().iterator().next(), voters, listeners);
     } else {
       throw new IllegalArgumentException("a configuration needs at least one voter");
     }

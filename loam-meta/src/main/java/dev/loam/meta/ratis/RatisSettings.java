@@ -1,10 +1,12 @@
 package dev.loam.meta.ratis;
 
+import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -30,6 +32,12 @@ import java.util.TreeMap;
  *     the last one; the log is then purged up to it
  * @param logSegmentSizeBytes the Ratis log rolls to a new segment file at this size; only whole
  *     closed segments are purged after a snapshot
+ * @param peerTls when present, every connection of this replica's Raft port (peer to peer, its own
+ *     proposals and membership changes) is mutual TLS: this replica presents the certificate and
+ *     key, and accepts only peers whose certificate chains to the settings' client CA, which is
+ *     therefore required. A peer's certificate must also name the host of its address (a DNS or IP
+ *     subject alternative name), as clients check it. Empty: plaintext, as any process that can
+ *     reach the port may join the traffic (docs/security.md)
  */
 public record RatisSettings(
     String localPeerId,
@@ -44,7 +52,8 @@ public record RatisSettings(
     int maxAttempts,
     int maxInFlightProposals,
     long snapshotThresholdEntries,
-    long logSegmentSizeBytes) {
+    long logSegmentSizeBytes,
+    Optional<TlsSettings> peerTls) {
 
   /** Raft needs a majority of the voters; more than this only slows commits down. */
   public static final int MAX_VOTERS = 9;
@@ -107,6 +116,31 @@ public record RatisSettings(
     if (logSegmentSizeBytes < 16 * 1024) {
       throw new IllegalArgumentException("logSegmentSizeBytes=" + logSegmentSizeBytes);
     }
+    Objects.requireNonNull(peerTls, "peerTls");
+    if (peerTls.isPresent() && !peerTls.get().requiresClientCertificate()) {
+      throw new IllegalArgumentException(
+          "peer TLS is mutual: give the CA the replicas' certificates chain to certificate="
+              + peerTls.get().certificateChain());
+    }
+  }
+
+  /** The host part of this replica's address: the one interface its Raft port binds. */
+  public String bindHost() {
+    String local = localIsVoter() ? voters.get(localPeerId) : listeners.get(localPeerId);
+    String host = local.substring(0, local.lastIndexOf(':'));
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+  }
+
+  /** The port part of this replica's address. */
+  public int bindPort() {
+    String local = localIsVoter() ? voters.get(localPeerId) : listeners.get(localPeerId);
+    return Integer.parseInt(local.substring(local.lastIndexOf(':') + 1));
+  }
+
+  /** The same settings with another voter and listener configuration (validated as at start). */
+  public RatisSettings withPeers(
+      String peerId, Map<String, String> voters, Map<String, String> listeners) {
+    return copy(peerId, voters, listeners, storageDir, peerTls);
   }
 
   /** The longest a proposal can take before it fails: every attempt timing out. */
@@ -121,10 +155,24 @@ public record RatisSettings(
 
   /** The same settings for another replica of the same group (its own id and directory). */
   public RatisSettings forPeer(String peerId, Path dir) {
+    return copy(peerId, voters, listeners, dir, peerTls);
+  }
+
+  /** The same settings with another peer TLS configuration (empty: plaintext). */
+  public RatisSettings withPeerTls(Optional<TlsSettings> tls) {
+    return copy(localPeerId, voters, listeners, storageDir, tls);
+  }
+
+  private RatisSettings copy(
+      String peerId,
+      Map<String, String> voterMap,
+      Map<String, String> listenerMap,
+      Path dir,
+      Optional<TlsSettings> tls) {
     return new RatisSettings(
         peerId,
-        voters,
-        listeners,
+        voterMap,
+        listenerMap,
         dir,
         groupName,
         electionTimeoutMin,
@@ -134,7 +182,8 @@ public record RatisSettings(
         maxAttempts,
         maxInFlightProposals,
         snapshotThresholdEntries,
-        logSegmentSizeBytes);
+        logSegmentSizeBytes,
+        tls);
   }
 
   /** A builder with the defaults listed in docs/design/metastore-ratis.md. */
@@ -193,6 +242,7 @@ public record RatisSettings(
     private int maxInFlightProposals = 1024;
     private long snapshotThresholdEntries = 100_000;
     private long logSegmentSizeBytes = 8L << 20;
+    private Optional<TlsSettings> peerTls = Optional.empty();
 
     private Builder(String localPeerId, Map<String, String> voters, Path storageDir) {
       this.localPeerId = localPeerId;
@@ -246,6 +296,12 @@ public record RatisSettings(
       return this;
     }
 
+    /** Mutual TLS on the Raft port (see {@link RatisSettings#peerTls()}); default plaintext. */
+    public Builder peerTls(TlsSettings v) {
+      this.peerTls = Optional.of(v);
+      return this;
+    }
+
     public RatisSettings build() {
       return new RatisSettings(
           localPeerId,
@@ -260,7 +316,8 @@ public record RatisSettings(
           maxAttempts,
           maxInFlightProposals,
           snapshotThresholdEntries,
-          logSegmentSizeBytes);
+          logSegmentSizeBytes,
+          peerTls);
     }
   }
 }

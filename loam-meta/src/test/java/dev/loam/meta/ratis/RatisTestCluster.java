@@ -142,21 +142,7 @@ public final class RatisTestCluster implements AutoCloseable {
    */
   void reconfigure(Map<String, String> voters, Map<String, String> listeners) {
     RatisSettings t = template;
-    template =
-        new RatisSettings(
-            voters.keySet().iterator().next(),
-            voters,
-            listeners,
-            t.storageDir(),
-            t.groupName(),
-            t.electionTimeoutMin(),
-            t.electionTimeoutMax(),
-            t.requestTimeout(),
-            t.retryInterval(),
-            t.maxAttempts(),
-            t.maxInFlightProposals(),
-            t.snapshotThresholdEntries(),
-            t.logSegmentSizeBytes());
+    template = t.withPeers(voters.keySet().iterator().next(), voters, listeners);
   }
 
   /** Starts (or restarts from its directory) one peer. */
