@@ -197,6 +197,12 @@ public final class Simulation {
     scheduler.uncaught().forEach(t -> checker.violation("uncaught task failure " + t));
     ctx.put("appends", (long) history.appends().size());
     ctx.put("acked", history.appends().stream().filter(a -> a.acked() != null).count());
+    ctx.put(
+        "ackedRecords",
+        history.appends().stream()
+            .filter(a -> a.acked() != null)
+            .mapToLong(a -> a.values().size())
+            .sum());
     ctx.put("fetchesChecked", checker.fetchesChecked());
     ctx.put("trimsJudged", retentionModel.trimsJudged());
     ctx.put("own.deaths", ownershipChecker.deaths());
