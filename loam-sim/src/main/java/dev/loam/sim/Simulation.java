@@ -42,10 +42,10 @@ import java.util.function.Function;
  * <p>The run is a harness in the shape of SlateDB's simulation and Kafka's {@code
  * RaftEventSimulationTest}: the {@link SimCluster} holds the nodes; the actors ({@link Workload},
  * {@link Producers}, {@link Consumers}, {@link Nemesis}) act on it from the scheduler; the checks
- * ({@link Checker}, {@link OwnershipChecker}, {@link Availability}, {@link ConsumerOffsets}) judge
- * every applied command and every answer as it happens, and {@link FinalValidation} judges the end
- * state. This class draws the shape of the run and drives its phases: setup, workload, heal,
- * validate.
+ * ({@link Checker}, {@link OwnershipChecker}, {@link RetentionModel}, {@link Availability}, {@link
+ * ConsumerOffsets}) judge every applied command and every answer as it happens, and {@link
+ * FinalValidation} judges the end state. This class draws the shape of the run and drives its
+ * phases: setup, workload, heal, validate.
  *
  * <p>Everything random is drawn from per-component streams of the seed ({@link Seeds}), so a seed
  * replays exactly: {@link Result#traceHash()} is the same on every run.

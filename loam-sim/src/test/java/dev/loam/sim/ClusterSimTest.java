@@ -41,6 +41,20 @@ class ClusterSimTest {
     }
   }
 
+  /**
+   * Size retention is exercised: seed 1 has a stream that keeps under 2 KiB, whose size trims the
+   * retention model judges all through the workload, and retention removed acknowledged records.
+   */
+  @Example
+  void someSeedsTrimBySize() {
+    Simulation.Result r = Simulation.run(1);
+    check(r);
+    assertThat(r.faultSchedule()).anyMatch(l -> l.matches("stream s0 .*retentionBytes=1757.*"));
+    assertThat(r.counts().get("trims.SIZE")).as(r.report()).isGreaterThanOrEqualTo(5L);
+    assertThat(r.counts().get("trimsJudged")).isGreaterThan(0L);
+    assertThat(r.counts().get("ackedTrimmedByRetention")).isGreaterThan(0L);
+  }
+
   /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */
   @Example
   void replay() {
