@@ -24,9 +24,10 @@ import java.util.concurrent.TimeUnit;
  * Each of the {@code --workers} processes (a JVM on this class path) runs every {@code workers}-th
  * seed of {@code [first, first + seeds)} ({@link SeedWorker}); when the budget is over the workers
  * are stopped and the summary covers the seeds that finished. The summary ({@link SimSummary}) is
- * printed, written as JSON to {@code --out} and as text next to it ({@code .txt}); failing seeds'
- * reports go to {@code sim-failures/} beside it. The exit status is 0 when no seed failed, 1 when
- * some did, 2 for bad arguments.
+ * printed, written as JSON to {@code --out} and as text next to it ({@code .txt}); every seed's
+ * result line goes to {@code .seeds.tsv} as it arrives, and failing seeds' reports to {@code
+ * sim-failures/} beside it. The exit status is 0 when no seed failed, 1 when some did, 2 for bad
+ * arguments.
  *
  * <p>This runner is outside the simulated world: it reads the wall clock and starts processes, and
  * every seed still runs deterministically inside its worker.
@@ -156,6 +157,10 @@ public final class SimRunner {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     long start = System.nanoTime();
     long deadline = start + o.budget().toNanos();
+    // Every result line as it arrives, so a run stopped from outside still leaves its seeds.
+    Path lines = o.out().resolveSibling(stem(o.out()) + ".seeds.tsv");
+    java.io.PrintStream results =
+        new java.io.PrintStream(Files.newOutputStream(lines), true, StandardCharsets.UTF_8);
     List<Process> procs = new ArrayList<>();
     List<Thread> readers = new ArrayList<>();
     for (int w = 0; w < o.workers(); w++) {
@@ -178,7 +183,7 @@ public final class SimRunner {
       Process p = pb.start();
       procs.add(p);
       int id = w;
-      Thread t = new Thread(() -> read(p, id, summary), "sim-worker-" + w);
+      Thread t = new Thread(() -> read(p, id, summary, results), "sim-worker-" + w);
       t.start();
       readers.add(t);
     }
@@ -213,26 +218,32 @@ public final class SimRunner {
                 + ".log)");
       }
     }
+    results.close();
     summary.finish((System.nanoTime() - start) / 1_000_000, exhausted);
     String text = summary.text();
     System.out.print(text);
     Files.writeString(o.out(), summary.json(), StandardCharsets.UTF_8);
-    String name = o.out().getFileName().toString();
-    Path txt =
-        o.out()
-            .resolveSibling(
-                (name.endsWith(".json") ? name.substring(0, name.length() - 5) : name) + ".txt");
+    Path txt = o.out().resolveSibling(stem(o.out()) + ".txt");
     Files.writeString(txt, text, StandardCharsets.UTF_8);
-    System.out.println("summary: " + o.out() + " and " + txt);
+    System.out.println("summary: " + o.out() + " and " + txt + " (per seed: " + lines + ")");
     return summary;
   }
 
-  private static void read(Process p, int worker, SimSummary summary) {
+  /** The file name without its {@code .json}. */
+  private static String stem(Path out) {
+    String name = out.getFileName().toString();
+    return name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
+  }
+
+  private static void read(Process p, int worker, SimSummary summary, java.io.PrintStream results) {
     try (BufferedReader r =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         if (summary.add(line)) {
+          synchronized (results) {
+            results.println(line);
+          }
           summary.progress(System.err);
         } else if (!line.isBlank()) {
           // Anything else a worker prints (a library's warning) is not a result; keep it visible.

@@ -92,6 +92,9 @@ class SimRunnerTest {
     assertThat(s.failures()).isEmpty();
     assertThat(Files.readString(out)).contains("\"seedsRun\": 2,", "\"budgetExhausted\": false");
     assertThat(Files.readString(tmp.resolve("s.txt"))).contains("2 of 2 run by 2 workers");
+    assertThat(Files.readAllLines(tmp.resolve("s.seeds.tsv")))
+        .hasSize(2)
+        .allMatch(l -> l.startsWith("SEED\t") && l.contains("\tok\t"));
   }
 
   @Test
