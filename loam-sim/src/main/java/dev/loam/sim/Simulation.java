@@ -8,6 +8,7 @@ import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.sim.actor.Consumers;
 import dev.loam.sim.actor.Nemesis;
@@ -19,6 +20,7 @@ import dev.loam.sim.check.ConsumerOffsets;
 import dev.loam.sim.check.FinalValidation;
 import dev.loam.sim.check.History;
 import dev.loam.sim.check.OwnershipChecker;
+import dev.loam.sim.check.RetentionModel;
 import dev.loam.wal.DurabilityClass;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,10 +42,10 @@ import java.util.function.Function;
  * <p>The run is a harness in the shape of SlateDB's simulation and Kafka's {@code
  * RaftEventSimulationTest}: the {@link SimCluster} holds the nodes; the actors ({@link Workload},
  * {@link Producers}, {@link Consumers}, {@link Nemesis}) act on it from the scheduler; the checks
- * ({@link Checker}, {@link OwnershipChecker}, {@link Availability}, {@link ConsumerOffsets}) judge
- * every applied command and every answer as it happens, and {@link FinalValidation} judges the end
- * state. This class draws the shape of the run and drives its phases: setup, workload, heal,
- * validate.
+ * ({@link Checker}, {@link OwnershipChecker}, {@link RetentionModel}, {@link Availability}, {@link
+ * ConsumerOffsets}) judge every applied command and every answer as it happens, and {@link
+ * FinalValidation} judges the end state. This class draws the shape of the run and drives its
+ * phases: setup, workload, heal, validate.
  *
  * <p>Everything random is drawn from per-component streams of the seed ({@link Seeds}), so a seed
  * replays exactly: {@link Result#traceHash()} is the same on every run.
@@ -115,6 +117,7 @@ public final class Simulation {
   private final List<SimStream> streams = new ArrayList<>();
   private final History history = new History();
   private final Checker checker;
+  private final RetentionModel retentionModel;
   private final OwnershipChecker ownershipChecker;
   private final Availability availability;
   private final ConsumerOffsets consumerOffsets;
@@ -144,6 +147,8 @@ public final class Simulation {
     // Listeners run in this order on every applied command: afterApply reads the ownership state
     // the OwnershipChecker has just taken.
     meta.addApplyListener(checker);
+    this.retentionModel = new RetentionModel(clock, checker, this::streamById);
+    meta.addApplyListener(retentionModel);
     Function<Function<MetaReader, OwnershipChecker.Snapshot>, OwnershipChecker.Snapshot> reader =
         meta::read;
     this.ownershipChecker = new OwnershipChecker(checker, reader, cluster::whyNotDead);
@@ -192,7 +197,14 @@ public final class Simulation {
     scheduler.uncaught().forEach(t -> checker.violation("uncaught task failure " + t));
     ctx.put("appends", (long) history.appends().size());
     ctx.put("acked", history.appends().stream().filter(a -> a.acked() != null).count());
+    ctx.put(
+        "ackedRecords",
+        history.appends().stream()
+            .filter(a -> a.acked() != null)
+            .mapToLong(a -> a.values().size())
+            .sum());
     ctx.put("fetchesChecked", checker.fetchesChecked());
+    ctx.put("trimsJudged", retentionModel.trimsJudged());
     ctx.put("own.deaths", ownershipChecker.deaths());
     ctx.put("own.opens", ownershipChecker.opens());
     ctx.put("own.placements", ownershipChecker.placements());
@@ -224,6 +236,15 @@ public final class Simulation {
       int r = workRandom.nextInt(4);
       long retentionMillis = r == 1 ? 3_000 + workRandom.nextInt(6_000) : -1;
       long retentionBytes = r == 2 ? (16L << 10) + workRandom.nextInt(48 << 10) : -1;
+      if (retentionBytes > 0) {
+        // Half the size-retained streams keep only 1-8 KiB: a few flushes' worth, so size trims
+        // run all through the workload. Drawn from a stream of its own, so the workload's draws
+        // (and the runs of every other seed) stay as they were.
+        SplittableRandom small = Seeds.stream(seed, "retention-" + s);
+        if (small.nextBoolean()) {
+          retentionBytes = (1L << 10) + small.nextInt(7 << 10);
+        }
+      }
       boolean express = !zones.isEmpty() && workRandom.nextBoolean();
       SimStream st =
           new SimStream(
@@ -256,6 +277,12 @@ public final class Simulation {
     consumers.create(workRandom.nextInt(3));
     nemesis.perCallFaults(config.faults());
     trace.add("setup done streams=" + streams);
+  }
+
+  /** The run's stream with this metastore id, or null. */
+  private SimStream streamById(long id) {
+    String name = meta.read(r -> r.streamById(id)).map(StreamInfo::name).orElse(null);
+    return streams.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
   }
 
   private <T> T await(CompletableFuture<T> f) {
@@ -309,7 +336,7 @@ public final class Simulation {
       return;
     }
     FinalValidation validation =
-        new FinalValidation(ctx, meta, store, zones, streams, history, checker);
+        new FinalValidation(ctx, meta, store, zones, streams, history, checker, retentionModel);
     validation.run(reader);
     countInjectedFaults();
     trace.add("validated records=" + validation.recordsReadBack());

@@ -73,6 +73,11 @@ public final class OwnershipAgent {
   private volatile boolean renewing;
   private volatile long renewStartedMillis;
   private volatile boolean renewedOnce;
+
+  /** The last renewal's stamp and this node's clock when it was taken ({@link #renewalStamp}). */
+  private long lastRenewStamp = Long.MIN_VALUE;
+
+  private long lastRenewStampLocal;
   private volatile boolean leaving;
   private volatile boolean fenced;
 
@@ -255,12 +260,17 @@ public final class OwnershipAgent {
       return CompletableFuture.completedFuture(null);
     }
     long started = renewStartedMillis;
-    if (renewing && now - started >= 0 && now - started < interval) {
+    // One renewal in flight holds the next back for one ownership step only: a proposal delayed on
+    // its way to the leader must not keep this node silent for longer (found by loam-sim, seed
+    // 8647: a renewal delayed 2.2 s right after a metastore election left the node 6 s without an
+    // applied renewal, and it was declared dead while running).
+    long retryAfter = Math.min(interval, settings.tickInterval().toMillis());
+    if (renewing && now - started >= 0 && now - started < retryAfter) {
       return CompletableFuture.completedFuture(null);
     }
     renewing = true;
     renewStartedMillis = now;
-    return meta.propose(new RenewNode(origin()))
+    return meta.propose(new RenewNode(ctx.origin(renewalStamp(now))))
         .thenCompose(
             a -> {
               if (a.outcome() instanceof Outcome.Rejected r) {
@@ -292,6 +302,33 @@ public final class OwnershipAgent {
               }
               return null;
             });
+  }
+
+  /**
+   * The stamp of a renewal proposed at {@code now} by this node's clock: never behind the
+   * metastore's clock, and moving forward by this node's elapsed time since the last renewal even
+   * when its clock stepped back. The metastore's clock is the largest stamp it applied, and a
+   * renewal is recorded at that clock; a node whose clock runs behind would otherwise renew without
+   * moving it, and when a node with a true clock proposed again the clock would jump ahead of every
+   * renewal at once, so the behind node, renewing all along, would be declared dead (found by
+   * loam-sim, seed 6690: the other two nodes paused while the third's clock was 90 s behind). Equal
+   * to {@code now} while the clocks agree.
+   */
+  private synchronized long renewalStamp(long now) {
+    long metaClock;
+    try {
+      metaClock = meta.read(r -> r.clockMillis());
+    } catch (RuntimeException e) {
+      metaClock = Long.MIN_VALUE; // no local view: the node's own clock and the last stamp
+    }
+    long carried =
+        lastRenewStamp == Long.MIN_VALUE
+            ? Long.MIN_VALUE
+            : lastRenewStamp + Math.max(0, now - lastRenewStampLocal);
+    long stamp = Math.max(now, Math.max(metaClock, carried));
+    lastRenewStamp = stamp;
+    lastRenewStampLocal = now;
+    return stamp;
   }
 
   private CompletableFuture<Void> expireSilent() {

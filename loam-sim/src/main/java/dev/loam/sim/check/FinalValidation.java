@@ -29,7 +29,10 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@link #indexedObjectsExist}: every object the index references exists (GC never deletes
  *       live data), an express one on at least two of the three zones;
  *   <li>{@link #acknowledgedAtItsOffsets}: every acknowledged append at or above its partition's
- *       final log start is at exactly its acknowledged offsets with its bytes;
+ *       final log start is at exactly its acknowledged offsets with its bytes, and one below it was
+ *       dropped by a trim the {@link RetentionModel} allowed (else it is lost);
+ *   <li>{@link #retentionApplied}: the model's log start is the metastore's, and retention was
+ *       enforced ({@link RetentionModel#checkEnforced});
  *   <li>{@link #definiteFailureAbsent}: an append whose every attempt failed with a definite kind
  *       is absent.
  * </ul>
@@ -42,6 +45,7 @@ public final class FinalValidation {
   private final List<SimStream> streams;
   private final History history;
   private final Checker checker;
+  private final RetentionModel retention;
 
   /** Where each value read back was found: {@code stream/partition@offset}. */
   private final Map<String, String> where = new HashMap<>();
@@ -60,7 +64,8 @@ public final class FinalValidation {
       List<SimObjectStore> zones,
       List<SimStream> streams,
       History history,
-      Checker checker) {
+      Checker checker,
+      RetentionModel retention) {
     this.ctx = ctx;
     this.meta = meta;
     this.store = store;
@@ -68,6 +73,7 @@ public final class FinalValidation {
     this.streams = streams;
     this.history = history;
     this.checker = checker;
+    this.retention = retention;
   }
 
   /** Reads back through {@code reader} (a started node with a true clock) and validates. */
@@ -75,14 +81,20 @@ public final class FinalValidation {
     for (SimStream st : streams) {
       StreamInfo info = meta.read(r -> r.stream(SimContext.NS, st.name())).orElseThrow();
       for (int p = 0; p < st.partitions(); p++) {
+        retentionApplied(st, info, p);
         readBack(reader, st, info, p);
         indexedObjectsExist(info, p);
       }
     }
     Map<String, Long> logStarts = logStarts();
+    Map<String, Long> streamIds = new HashMap<>();
+    for (SimStream st : streams) {
+      streamIds.put(
+          st.name(), meta.read(r -> r.stream(SimContext.NS, st.name())).orElseThrow().id());
+    }
     for (History.Append a : history.appends()) {
       if (a.acked() != null) {
-        acknowledgedAtItsOffsets(a, logStarts);
+        acknowledgedAtItsOffsets(a, logStarts, streamIds.get(a.stream().name()));
       } else if (!a.unknown()) {
         definiteFailureAbsent(a);
       }
@@ -132,6 +144,31 @@ public final class FinalValidation {
     }
   }
 
+  /**
+   * The model saw every trim (its log start is the metastore's), and after healing retention left
+   * nothing its rules drop.
+   */
+  private void retentionApplied(SimStream st, StreamInfo info, int partition) {
+    PartitionInfo pi = meta.read(r -> r.partition(info.id(), partition)).orElseThrow();
+    long modelStart = retention.logStart(info.id(), partition);
+    if (modelStart != pi.logStartOffset()) {
+      checker.violation(
+          "retention model's log start differs part="
+              + st.name()
+              + "/"
+              + partition
+              + " model="
+              + modelStart
+              + " metastore="
+              + pi.logStartOffset());
+    }
+    retention.checkEnforced(
+        st,
+        info.id(),
+        partition,
+        meta.read(r -> r.indexEntries(info.id(), partition, pi.logStartOffset(), 2)));
+  }
+
   /** Every object the index references exists (GC never deletes live data). */
   private void indexedObjectsExist(StreamInfo info, int partition) {
     List<IndexEntry> entries =
@@ -168,12 +205,28 @@ public final class FinalValidation {
     return logStarts;
   }
 
-  /** An acknowledged append is at its offsets, unless retention removed it. */
-  private void acknowledgedAtItsOffsets(History.Append a, Map<String, Long> logStarts) {
+  /**
+   * An acknowledged append is at its offsets, unless a trim the retention rules allow removed it.
+   */
+  private void acknowledgedAtItsOffsets(
+      History.Append a, Map<String, Long> logStarts, long streamId) {
     for (int i = 0; i < a.values().size(); i++) {
       AppendResult.RecordPosition pos = a.acked().positions().get(i);
       if (pos.offset() < logStarts.getOrDefault(a.stream().name() + "/" + pos.partition(), 0L)) {
-        trimmed++; // removed by retention: its absence is the retention working
+        if (!retention.droppedAgainstRules(streamId, pos.partition(), pos.offset())) {
+          trimmed++; // removed by retention within its rules: the retention working
+          continue;
+        }
+        lost++;
+        checker.violation(
+            "acknowledged record dropped by a trim its retention rules forbid a="
+                + a.id()
+                + " at "
+                + a.stream().name()
+                + "/"
+                + pos.partition()
+                + "@"
+                + pos.offset());
         continue;
       }
       String expected = a.stream().name() + "/" + pos.partition() + "@" + pos.offset();
