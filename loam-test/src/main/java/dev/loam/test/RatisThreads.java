@@ -63,28 +63,30 @@ final class RatisThreads {
         return;
       }
     }
+    long deadline = System.nanoTime() + wait.toNanos();
+    boolean timersStopped = false;
     try {
-      stopTimers(wait);
+      timersStopped = stopTimers();
     } catch (ReflectiveOperationException | RuntimeException e) {
       LOG.info(
           "cannot stop the Ratis timer threads, they stay until the JVM exits: {}", e.toString());
     }
+    awaitSharedThreads(deadline, timersStopped ? "timer[0-9]+|grpc-.*" : "grpc-.*");
   }
 
-  private static void stopTimers(Duration wait) throws ReflectiveOperationException {
+  /** Cancels the started timers; false if a cluster started meanwhile. */
+  private static boolean stopTimers() throws ReflectiveOperationException {
     Class<?> timerClass = Class.forName("org.apache.ratis.util.TimeoutTimer");
     Object timer = timerClass.getMethod("getInstance").invoke(null);
-    long deadline = System.nanoTime() + wait.toNanos();
     Field timersField = timerClass.getDeclaredField("timers");
     timersField.setAccessible(true);
     Field value = Class.forName("org.apache.ratis.util.MemoizedBase").getDeclaredField("value");
     value.setAccessible(true);
-    List<Thread> stopping = new java.util.ArrayList<>();
     for (Object slot : (List<?>) timersField.get(timer)) {
       synchronized (slot) {
         synchronized (RatisThreads.class) {
           if (open > 0) {
-            return; // a cluster started meanwhile
+            return false; // a cluster started meanwhile
           }
         }
         Timer t = (Timer) value.get(slot);
@@ -94,23 +96,61 @@ final class RatisThreads {
         }
       }
     }
+    return true;
+  }
+
+  /**
+   * Waits, until {@code deadline} (a nanoTime), for the threads named by {@code names} to end;
+   * stops waiting if a cluster starts meanwhile.
+   */
+  private static void awaitSharedThreads(long deadline, String names) {
     // Timer.cancel() lets a timer's thread end, and Ratis's shaded gRPC releases its shared
     // executors and event loops a second after their last channel or server closed
-    // (SharedResourceHolder). Wait for both, so that a leak check right after close sees neither;
+    // (SharedResourceHolder), whose closing can start Netty's global executor for a last second.
+    // Wait until none of those threads is left, so that a leak check right after close sees none;
     // only threads that appeared while the clusters ran are waited for.
-    for (Thread th : Thread.getAllStackTraces().keySet()) {
-      if (!preexisting.contains(th)
-          && th.getName().matches("timer[0-9]+|grpc-.*|globalEventExecutor-.*")) {
-        stopping.add(th);
+    while (true) {
+      Thread left = null;
+      for (Thread th : Thread.getAllStackTraces().keySet()) {
+        if (!preexisting.contains(th) && th.isAlive() && th.getName().matches(names)) {
+          left = th;
+          break;
+        }
       }
-    }
-    for (Thread th : stopping) {
+      long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+      synchronized (RatisThreads.class) {
+        if (open > 0 || remainingMillis <= 0) {
+          return;
+        }
+      }
+      if (left == null) {
+        awaitNettyGlobalExecutor(remainingMillis);
+        return;
+      }
       try {
-        th.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        left.join(Math.min(remainingMillis, 100));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
       }
+    }
+  }
+
+  /**
+   * Waits until the shaded Netty's {@code GlobalEventExecutor} thread has ended (it ends by itself
+   * a second after its last task); returns at once if it is not running.
+   */
+  private static void awaitNettyGlobalExecutor(long millis) {
+    try {
+      Class<?> g =
+          Class.forName("org.apache.ratis.thirdparty.io.netty.util.concurrent.GlobalEventExecutor");
+      Object instance = g.getField("INSTANCE").get(null);
+      g.getMethod("awaitInactivity", long.class, java.util.concurrent.TimeUnit.class)
+          .invoke(instance, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      // IllegalStateException: its thread was never started.
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.debug("cannot wait for Netty's global executor: {}", e.toString());
     }
   }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  * The measurements of docs/reference/testing.md "Measured": starts and closes clusters of the given
  * sizes one after the other in this JVM and prints start and close time, threads while running,
  * threads left after close, and (with {@code idle}) the process CPU of the idle cluster over 10 s.
- * Not a test: run it with the test class path, {@code ClusterMeasure 3,3,10 [idle] [shared]}.
+ * It marks the start's end and the close's beginning on System.err, the log's stream. Not a test:
+ * run it with the test class path, {@code ClusterMeasure 3,3,10 [idle] [shared]}.
  */
 final class ClusterMeasure {
   private ClusterMeasure() {}
@@ -31,6 +32,8 @@ final class ClusterMeasure {
               .mode(flags.contains("shared") ? Mode.SHARED_METASTORE : Mode.RATIS)
               .start();
       double start = (System.nanoTime() - t0) / 1e9;
+      // On the log's stream, so that the lines of the start can be told from the rest.
+      System.err.println("ClusterMeasure: started nodes=" + n);
       int running = Thread.getAllStackTraces().size() - before.size();
       c.log(0).createNamespace("ns").join();
       c.log(0).createStream("ns", "s", StreamSpec.standard(3)).join();
@@ -49,6 +52,7 @@ final class ClusterMeasure {
         double share = (os.getProcessCpuTime() - cpu0) / (double) (System.nanoTime() - w0);
         idle = String.format(" idle-cpu=%.1f%%-of-one-core", share * 100);
       }
+      System.err.println("ClusterMeasure: closing nodes=" + n);
       t0 = System.nanoTime();
       c.close();
       double close = (System.nanoTime() - t0) / 1e9;
