@@ -67,7 +67,8 @@ final class ClusterRuntime {
   private final ObjectStore store;
   private final boolean ownsStore;
   private final List<Member> members = new ArrayList<>();
-  private EmbeddedMetastore shared;
+  private volatile EmbeddedMetastore shared;
+  private final ClusterWaits waits;
   private boolean closed;
   private boolean holdsRatisThreads;
 
@@ -78,6 +79,7 @@ final class ClusterRuntime {
     this.ownsDataDir = ownsDataDir;
     this.metaExecutor = Executors.newFixedThreadPool(4, daemon(name + "-meta"));
     this.ioExecutor = Executors.newFixedThreadPool(4, daemon(name + "-io"));
+    this.waits = new ClusterWaits(config, members, () -> shared);
     if (config.store() != null) {
       this.store = config.store();
       this.ownsStore = false;
@@ -157,7 +159,7 @@ final class ClusterRuntime {
       // client is built on first use and addresses the leader known then; a registration sent
       // during the election, or to a follower, is redirected by the Ratis client, which logs each
       // redirect at ERROR.
-      awaitAgreedLeader();
+      waits.awaitAgreedLeader();
       awaitInSync();
     } else {
       shared =
@@ -280,119 +282,23 @@ final class ClusterRuntime {
   }
 
   int leader() {
-    if (config.mode() != Mode.RATIS) {
-      throw new IllegalStateException("a " + config.mode() + " cluster has no metastore leader");
-    }
-    return awaitAgreedLeader().index;
+    return waits.leader();
   }
 
-  /**
-   * The member whose replica leads, once every running replica names it as leader. Polls (every few
-   * milliseconds, within the timeout): an election has no event a caller could wait on.
-   */
-  private Member awaitAgreedLeader() {
-    long deadline = System.nanoTime() + config.timeout().toNanos();
-    while (true) {
-      Member leader = agreedLeader();
-      if (leader != null) {
-        return leader;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new LoamTestClusterException(
-            "no metastore leader known to every running replica within " + config.timeout());
-      }
-      java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);
-    }
-  }
-
-  private Member agreedLeader() {
-    String agreed = null;
-    for (Member m : members) {
-      RatisMetastore r = m.replica;
-      if (r == null) {
-        continue;
-      }
-      String id = r.leaderId().orElse(null);
-      if (id == null || (agreed != null && !agreed.equals(id))) {
-        return null;
-      }
-      agreed = id;
-    }
-    for (Member m : members) {
-      RatisMetastore r = m.replica;
-      if (m.id.equals(agreed) && r != null && r.isLeader()) {
-        return m;
-      }
-    }
-    return null;
-  }
-
-  /** Every running replica applies everything committed before the call. */
   void awaitInSync() {
-    if (config.mode() != Mode.RATIS) {
-      return; // one metastore: what it committed, it applied
-    }
-    List<CompletableFuture<Long>> reads = new ArrayList<>();
-    List<Member> asked = new ArrayList<>();
-    for (Member m : members) {
-      RatisMetastore r = m.replica;
-      if (r != null) {
-        reads.add(r.readLinearizable(v -> v.appliedIndex()));
-        asked.add(m);
-      }
-    }
-    for (int i = 0; i < reads.size(); i++) {
-      await(reads.get(i), "replica " + asked.get(i).id + " to catch up with the leader");
-    }
+    waits.awaitInSync();
   }
 
   void awaitApplied(long token) {
-    if (token < 0) {
-      throw new IllegalArgumentException("a consistency token is >= 0: " + token);
-    }
-    if (config.mode() != Mode.RATIS) {
-      await(shared.awaitApplied(token), "the metastore to apply index " + token);
-      return;
-    }
-    for (Member m : members) {
-      RatisMetastore r = m.replica;
-      if (r != null) {
-        await(r.awaitApplied(token), "replica " + m.id + " to apply index " + token);
-      }
-    }
+    waits.awaitApplied(token);
   }
 
   StreamDescription awaitVisible(String namespace, String stream) {
-    awaitInSync();
-    StreamDescription last = null;
-    for (Member m : members) {
-      LoamNode n = m.node;
-      if (n != null) {
-        last =
-            await(
-                n.log().describeStream(namespace, stream),
-                "stream namespace=" + namespace + " stream=" + stream + " on node " + m.id);
-      }
-    }
-    if (last == null) {
-      throw new IllegalStateException("no node is running");
-    }
-    return last;
+    return waits.awaitVisible(namespace, stream);
   }
 
   <T> T await(CompletableFuture<T> f, String what) {
-    try {
-      return f.get(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LoamTestClusterException("interrupted waiting for " + what, e);
-    } catch (TimeoutException e) {
-      throw new LoamTestClusterException(
-          "timed out after " + config.timeout() + " waiting for " + what, e);
-    } catch (ExecutionException e) {
-      throw new LoamTestClusterException(
-          "failed waiting for " + what + ": " + e.getCause(), e.getCause());
-    }
+    return waits.await(f, what);
   }
 
   void close() {
