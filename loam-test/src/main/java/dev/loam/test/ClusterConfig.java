@@ -109,7 +109,7 @@ record ClusterConfig(
     private ObjectStore store;
     private Path dataDir;
     private Duration flushInterval = Duration.ofMillis(5);
-    private Duration livenessTimeout = Duration.ofSeconds(2);
+    private Duration livenessTimeout = Duration.ofSeconds(10);
     private Duration timeout = Duration.ofSeconds(30);
     private UnaryOperator<NodeSettings.Builder> settingsTweak = b -> b;
     private UnaryOperator<RatisSettings.Builder> ratisTweak = b -> b;
@@ -169,7 +169,9 @@ record ClusterConfig(
 
     /**
      * Keeps the replicas' (or the shared metastore's) directories under {@code dir}, kept after
-     * close (a temporary directory, deleted on close).
+     * close (a temporary directory, deleted on close). It must not hold an earlier cluster: the
+     * replicas' ports are picked afresh at each start, and a Raft group keeps its members'
+     * addresses in its log.
      */
     public B dataDirectory(Path dir) {
       this.dataDir = Objects.requireNonNull(dir, "dir");
@@ -182,7 +184,12 @@ record ClusterConfig(
       return self();
     }
 
-    /** How long a killed node keeps its streams before another node takes them over (2 s). */
+    /**
+     * How long a killed node keeps its streams before another node takes them over (10 s, as in
+     * production). A live node whose renewals cannot commit for this long, as in a metastore
+     * failover on a loaded machine, is declared dead too and fenced: lower it only for a test that
+     * waits for a takeover, and not below a few seconds.
+     */
     public B livenessTimeout(Duration d) {
       this.livenessTimeout = d;
       return self();

@@ -175,8 +175,21 @@ final class ClusterRuntime {
     for (Member m : members) {
       starting.add(nodeBuilder(m).startAsync());
     }
+    LoamTestClusterException failure = null;
     for (int i = 0; i < members.size(); i++) {
-      members.get(i).node = await(starting.get(i), "node " + members.get(i).id + " to start");
+      try {
+        members.get(i).node = await(starting.get(i), "node " + members.get(i).id + " to start");
+      } catch (LoamTestClusterException e) {
+        // Close whatever still starts once it has, and report the first failure after every
+        // node that did start is a member (close() stops those).
+        starting.get(i).thenAccept(LoamNode::crash);
+        if (failure == null) {
+          failure = e;
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
     awaitInSync();
   }

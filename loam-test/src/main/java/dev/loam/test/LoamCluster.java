@@ -41,8 +41,11 @@ public @interface LoamCluster {
   /** How long a node buffers appends before it writes them. */
   long flushIntervalMillis() default 5;
 
-  /** How long a killed node keeps its streams before another node takes them over. */
-  long livenessTimeoutMillis() default 2000;
+  /**
+   * How long a killed node keeps its streams before another node takes them over; see {@link
+   * LoamTestCluster.Builder#livenessTimeout}.
+   */
+  long livenessTimeoutMillis() default 10_000;
 
   /** The bound of every wait of the cluster. */
   long timeoutSeconds() default 30;

@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * sizes one after the other in this JVM and prints start and close time, threads while running,
  * threads left after close, and (with {@code idle}) the process CPU of the idle cluster over 10 s.
  * It marks the start's end and the close's beginning on System.err, the log's stream. Not a test:
- * run it with the test class path, {@code ClusterMeasure 3,3,10 [idle] [shared] [liveness10]}.
+ * run it with the test class path, {@code ClusterMeasure 3,3,10 [idle] [shared] [liveness2]}.
  */
 final class ClusterMeasure {
   private ClusterMeasure() {}
@@ -30,7 +30,7 @@ final class ClusterMeasure {
           LoamTestCluster.builder()
               .nodes(n)
               .mode(flags.contains("shared") ? Mode.SHARED_METASTORE : Mode.RATIS)
-              .livenessTimeout(java.time.Duration.ofSeconds(flags.contains("liveness10") ? 10 : 2))
+              .livenessTimeout(java.time.Duration.ofSeconds(flags.contains("liveness2") ? 2 : 10))
               .start();
       double start = (System.nanoTime() - t0) / 1e9;
       // On the log's stream, so that the lines of the start can be told from the rest.
