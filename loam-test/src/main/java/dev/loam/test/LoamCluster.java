@@ -11,9 +11,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Gives a JUnit 5 test a started {@link LoamTestCluster}: on a test method (or its class, for every
  * test of it), a {@code LoamTestCluster} parameter of the test, or of a {@code @BeforeEach} or
- * {@code @AfterEach} method, receives the test's cluster, which is closed after the test. A
- * {@code @BeforeAll} method's or the constructor's parameter receives one cluster for the whole
- * class, closed after all its tests.
+ * {@code @AfterEach} method, receives the test's cluster (one per test), which is closed after the
+ * test.
  *
  * <pre>{@code
  * @Test

@@ -12,10 +12,10 @@ import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
  * The JUnit 5 extension behind {@link LoamCluster}: resolves {@link LoamTestCluster} parameters,
- * starting one cluster per test (or per class, for a {@code @BeforeAll} method or the constructor)
- * as the nearest {@code @LoamCluster} says, and closes it after the test (or the class). Closing is
- * done by the callbacks themselves rather than left to the store, so it works alike on every JUnit
- * 5 version.
+ * starting one cluster per test as the nearest {@code @LoamCluster} says, and closes it after the
+ * test. A parameter resolved in a class-level context (a {@code @BeforeAll} method) gets a cluster
+ * kept in that context and closed after the class. Closing is done by the callbacks themselves
+ * rather than left to the store, so it works alike on every JUnit 5 version.
  */
 public final class LoamClusterExtension
     implements ParameterResolver, AfterEachCallback, AfterAllCallback {
