@@ -123,7 +123,10 @@ public final class RatisMetastore implements Metastore {
 
   private RaftServer server;
 
-  /** Proposals and read indexes; replaced after a failed proposal (renewClient). */
+  /**
+   * Proposals and read indexes; built on first use (client()), replaced after a failed proposal
+   * (renewClient).
+   */
   private volatile RaftClient client;
 
   /** Replaced clients not closed yet; guarded by clientLock. */
@@ -214,7 +217,9 @@ public final class RatisMetastore implements Metastore {
         ratis.bindPort(),
         transport.secured() ? "mutual" : "off");
 
-    client = newClient();
+    // The proposal client is built on first use (client()), when an election has usually named a
+    // leader: a client addresses its first request to the leader it was built with (else to the
+    // first voter), and the Ratis client logs each redirect of an ordered request at ERROR.
     // Membership changes get their own client: an attempt must outlast the leader's staging
     // timeout (so a peer that never catches up is reported by the leader, not by a deadline), and
     // a staging failure is final for the call. Retrying it would restart the staging from scratch,
@@ -248,6 +253,23 @@ public final class RatisMetastore implements Metastore {
    * this replica knows now (the settings' voters until it has joined; a membership change is picked
    * up by the next client).
    */
+  /** The proposal client, built on first use; fails UNAVAILABLE once the replica is closed. */
+  private RaftClient client() {
+    RaftClient c = client;
+    if (c != null) {
+      return c;
+    }
+    synchronized (clientLock) {
+      if (closed) {
+        throw new LoamException(Kind.UNAVAILABLE, "metastore is closed peer=" + localId);
+      }
+      if (client == null) {
+        client = newClient();
+      }
+      return client;
+    }
+  }
+
   private RaftClient newClient() {
     List<RaftPeer> voters = new ArrayList<>();
     try {
@@ -263,13 +285,15 @@ public final class RatisMetastore implements Metastore {
     RaftClientConfigKeys.Rpc.setRequestTimeout(clientProps, td(ratis.requestTimeout()));
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(
         clientProps, Math.max(2, ratis.maxInFlightProposals()));
-    return RaftClient.newBuilder()
-        .setProperties(clientProps)
-        .setParameters(transport.parameters())
-        .setRaftGroup(RaftGroup.valueOf(groupId, voters))
-        // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
-        .setRetryPolicy(retryPolicy())
-        .build();
+    RaftClient.Builder b =
+        RaftClient.newBuilder()
+            .setProperties(clientProps)
+            .setParameters(transport.parameters())
+            .setRaftGroup(RaftGroup.valueOf(groupId, voters))
+            // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
+            .setRetryPolicy(retryPolicy());
+    knownLeader().ifPresent(b::setLeaderId);
+    return b.build();
   }
 
   /**
@@ -427,7 +451,13 @@ public final class RatisMetastore implements Metastore {
                   + localId));
     }
     CompletableFuture<RaftClientReply> sent;
-    RaftClient c = client;
+    RaftClient c;
+    try {
+      c = client();
+    } catch (LoamException e) {
+      inFlight.release();
+      return CompletableFuture.failedFuture(e); // closed: nothing was sent
+    }
     try {
       sent = c.async().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(payload)));
     } catch (RuntimeException e) {
@@ -558,7 +588,7 @@ public final class RatisMetastore implements Metastore {
       // Unordered: a read needs no ordering with this replica's proposals (the read index covers
       // every commit acknowledged before the call), and an unordered request has no sliding window
       // that a failure could close, nor does Ratis log each failed attempt at error level.
-      sent = client.async().sendReadOnlyUnordered(Message.EMPTY);
+      sent = client().async().sendReadOnlyUnordered(Message.EMPTY);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -634,8 +664,12 @@ public final class RatisMetastore implements Metastore {
       retired = new ArrayList<>(retiredClients);
       retiredClients.clear();
     }
+    RaftClient current;
+    synchronized (clientLock) {
+      current = client;
+    }
     closeQuietly(adminClient, "admin client");
-    closeQuietly(client, "client");
+    closeQuietly(current, "client");
     retired.forEach(c -> closeQuietly(c, "replaced client"));
     closeQuietly(server, "server");
   }
@@ -850,6 +884,25 @@ public final class RatisMetastore implements Metastore {
       return !closed && server.getDivision(groupId).getInfo().isLeader();
     } catch (IOException | RuntimeException e) {
       return false;
+    }
+  }
+
+  /**
+   * The id of the leader this replica knows of (a momentary view, for tools and tests), or empty
+   * while it knows none: an election runs, or the replica is closed.
+   */
+  public java.util.Optional<String> leaderId() {
+    return knownLeader().map(RaftPeerId::toString);
+  }
+
+  private java.util.Optional<RaftPeerId> knownLeader() {
+    if (closed || server == null) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.ofNullable(server.getDivision(groupId).getInfo().getLeaderId());
+    } catch (IOException | RuntimeException e) {
+      return java.util.Optional.empty();
     }
   }
 
