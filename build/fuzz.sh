@@ -43,8 +43,14 @@ for t in "${targets[@]}"; do
   fi
   # libFuzzer's last status line: "#<executions> DONE cov: ... exec/s: ...".
   done_line="$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)"
-  execs="$(sed -E 's/^#([0-9]+).*/\1/' <<<"$done_line")"
-  rate="$(sed -E 's/.*exec\/s: ([0-9]+).*/\1/' <<<"$done_line")"
+  if [[ -n "$done_line" ]]; then
+    execs="$(sed -E 's/^#([0-9]+).*/\1/' <<<"$done_line")"
+    rate="$(sed -E 's/.*exec\/s: ([0-9]+).*/\1/' <<<"$done_line")"
+  else
+    # A run stopped by a finding prints "Done <executions> runs in <seconds> second(s)" instead.
+    execs="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1 | sed -E 's/^Done ([0-9]+).*/\1/' || true)"
+    rate=""
+  fi
   summary+=("$(printf '%-22s executions=%-10s exec/s=%-7s %s' "$test" "${execs:-?}" "${rate:-?}" "$result")")
 done
 printf '%s\n' "${summary[@]}"
