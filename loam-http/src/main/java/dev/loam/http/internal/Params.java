@@ -17,6 +17,22 @@ import java.util.Set;
 public final class Params {
   private Params() {}
 
+  /**
+   * Parses a request target (path and query) as every route reads it. Netty decodes the query's
+   * percent-escapes lazily, on the first parameter lookup; they are decoded here, once, so that a
+   * malformed escape ({@code ?a=%zz}, {@code ?a=%}) is this 400 naming the target instead of an
+   * unchecked exception out of a later lookup.
+   */
+  public static QueryStringDecoder query(String uri) {
+    try {
+      QueryStringDecoder q = new QueryStringDecoder(uri);
+      q.parameters();
+      return q;
+    } catch (IllegalArgumentException e) {
+      throw ApiException.invalid("malformed request target: " + uri);
+    }
+  }
+
   /** Refuses a parameter outside {@code allowed}, and one given more than once. */
   public static void onlyParams(QueryStringDecoder q, Set<String> allowed) {
     for (Map.Entry<String, List<String>> e : q.parameters().entrySet()) {

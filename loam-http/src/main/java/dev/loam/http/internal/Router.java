@@ -94,7 +94,7 @@ public final class Router {
     QueryStringDecoder q;
     List<String> seg;
     try {
-      q = new QueryStringDecoder(req.uri());
+      q = Params.query(req.uri());
       seg = segments(q.rawPath());
     } catch (RuntimeException e) {
       return failed(UNMATCHED, ApiException.invalid("malformed request target: " + req.uri()));

@@ -63,7 +63,8 @@ public final class SegmentBuilder {
    *
    * @return the batches added, with their positions in the segment
    * @throws dev.loam.error.CorruptionException if a batch is damaged
-   * @throws LoamException INVALID if the offset is not the next one or the segment grows too large
+   * @throws LoamException INVALID if the offset is not the next one, a batch covers no offset, the
+   *     offsets would pass {@link Long#MAX_VALUE}, or the segment grows too large
    */
   public List<SegmentBatch> addEntry(long entryBaseOffset, byte[] bytes) {
     if (entryBaseOffset != nextOffset) {
@@ -90,6 +91,20 @@ public final class SegmentBuilder {
     if (needed > data.length) {
       data = Arrays.copyOf(data, (int) Math.min(SegmentFormat.MAX_OBJECT_SIZE, needed * 2));
     }
+    // Spans first, so that a refused entry leaves the builder unchanged.
+    long end = nextOffset;
+    for (RecordBatch b : parsed) {
+      int span = span(b);
+      if (span < 1) {
+        throw new LoamException(
+            Kind.INVALID, "segment batch covers no offset offset=" + end + " span=" + span);
+      }
+      if (end > Long.MAX_VALUE - span) {
+        throw new LoamException(
+            Kind.INVALID, "segment offsets overflow offset=" + end + " span=" + span);
+      }
+      end += span;
+    }
     List<SegmentBatch> added = new ArrayList<>(parsed.size());
     int at = 0;
     for (RecordBatch b : parsed) {
@@ -97,11 +112,7 @@ public final class SegmentBuilder {
       int pos = dataLength;
       System.arraycopy(bytes, at, data, pos, len);
       RecordBatches.setBaseOffset(data, pos, nextOffset);
-      int span = compacted ? b.lastOffsetDelta() + 1 : b.recordCount();
-      if (span < 1) {
-        throw new LoamException(
-            Kind.INVALID, "segment batch covers no offset offset=" + nextOffset + " span=" + span);
-      }
+      int span = span(b);
       SegmentBatch sb = new SegmentBatch(nextOffset, span, b.maxTimestamp(), pos, len);
       batches.add(sb);
       added.add(sb);
@@ -110,6 +121,11 @@ public final class SegmentBuilder {
       at += len;
     }
     return added;
+  }
+
+  /** The offsets a batch covers: its record count, or in a compacted segment its offset span. */
+  private int span(RecordBatch b) {
+    return compacted ? b.lastOffsetDelta() + 1 : b.recordCount();
   }
 
   /** Batches added so far. */

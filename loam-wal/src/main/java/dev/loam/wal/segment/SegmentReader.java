@@ -154,6 +154,16 @@ public final class SegmentReader {
                 + " baseOffset="
                 + b.baseOffset());
       }
+      if (b.baseOffset() > Long.MAX_VALUE - b.recordCount()) {
+        // The end offset would wrap negative and switch off the density check below.
+        throw new CorruptionException(
+            "segment index entry offsets overflow"
+                + at
+                + " baseOffset="
+                + b.baseOffset()
+                + " recordCount="
+                + b.recordCount());
+      }
       if (b.position() != expectedPosition) {
         throw new CorruptionException(
             "segment batches not contiguous"
@@ -163,7 +173,7 @@ public final class SegmentReader {
                 + " position="
                 + b.position());
       }
-      if (expectedOffset >= 0 && b.baseOffset() != expectedOffset) {
+      if (i > 0 && b.baseOffset() != expectedOffset) {
         throw new CorruptionException(
             "segment offsets not dense"
                 + at

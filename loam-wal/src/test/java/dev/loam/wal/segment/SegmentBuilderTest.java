@@ -31,6 +31,42 @@ class SegmentBuilderTest {
   }
 
   @Test
+  void offsetsPastLongMaxAreRefusedAndLeaveTheBuilderUnchanged() {
+    SegmentBuilder b = new SegmentBuilder(1, 0, Long.MAX_VALUE - 3);
+    b.addEntry(Long.MAX_VALUE - 3, batch(2));
+    assertThatThrownBy(() -> b.addEntry(Long.MAX_VALUE - 1, batch(2)))
+        .isInstanceOf(LoamException.class)
+        .hasMessageContaining("segment offsets overflow");
+    org.assertj.core.api.Assertions.assertThat(b.batchCount()).isOne();
+    org.assertj.core.api.Assertions.assertThat(b.nextOffset()).isEqualTo(Long.MAX_VALUE - 1);
+    b.addEntry(Long.MAX_VALUE - 1, batch(1)); // ends exactly at Long.MAX_VALUE
+    org.assertj.core.api.Assertions.assertThat(SegmentReader.parse(b.build().bytes()).endOffset())
+        .isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void anIndexWhoseOffsetsWrapIsCorruptionNotAGapLetThrough() {
+    // Entry 0 claims [MAX_VALUE - 1, MAX_VALUE + 1), entry 1 offset 5: a wrapped end offset once
+    // switched the density check off, and the index parsed with a gap in it.
+    SegmentBuilder b = new SegmentBuilder(1, 0, 0);
+    b.addEntry(0, batch(2));
+    b.addEntry(2, batch(1));
+    byte[] s = b.build().bytes();
+    int f = s.length - SegmentFormat.FOOTER_SIZE;
+    int indexLength = SegmentFormat.INDEX_FIXED + 2 * SegmentFormat.ENTRY_SIZE;
+    int entry0 = f - indexLength + SegmentFormat.INDEX_FIXED;
+    BigEndian.putLong(s, entry0 + SegmentFormat.E_BASE_OFFSET, Long.MAX_VALUE - 1);
+    BigEndian.putLong(s, entry0 + SegmentFormat.ENTRY_SIZE + SegmentFormat.E_BASE_OFFSET, 5);
+    BigEndian.putInt(
+        s, f + SegmentFormat.F_INDEX_CRC, SegmentFormat.crc(s, f - indexLength, indexLength));
+    BigEndian.putInt(
+        s, f + SegmentFormat.F_FOOTER_CRC, SegmentFormat.crc(s, f, SegmentFormat.F_FOOTER_CRC));
+    assertThatThrownBy(() -> SegmentReader.parseIndex(s, s.length))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("segment index entry offsets overflow batch=0");
+  }
+
+  @Test
   void emptySegmentIsRefused() {
     assertThatThrownBy(() -> new SegmentBuilder(1, 0, 0).build())
         .isInstanceOf(LoamException.class)
