@@ -64,13 +64,47 @@ public final class Errors {
     return t;
   }
 
+  /**
+   * The reply to a request that failed in a way the server has no better answer for (a routing bug,
+   * a class missing from the class path), written without Jackson: it must be sendable when the
+   * JSON library itself is what is broken.
+   */
+  public static final HttpReply INTERNAL_FALLBACK =
+      new HttpReply(
+          HttpResponseStatus.INTERNAL_SERVER_ERROR,
+          HttpReply.PROBLEM_JSON,
+          ("{\"type\":\"urn:loam:problem:internal\",\"title\":\"Internal Server Error\","
+                  + "\"status\":500,\"detail\":\"internal error; see the server log\","
+                  + "\"code\":\"internal\",\"error\":{\"kind\":\"INTERNAL\","
+                  + "\"message\":\"internal error; see the server log\"}}")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          Map.of());
+
   /** The problem reply for a failure of any type. */
   public static HttpReply toReply(Throwable failure) {
-    return toReply(toApi(unwrap(failure)));
+    return toReply(toApi(unwrap(failure), null));
+  }
+
+  /**
+   * The problem reply for a failure of any type while serving {@code request} (its method and
+   * target, as logged with an unexpected failure).
+   */
+  public static HttpReply toReply(Throwable failure, String request) {
+    return toReply(toApi(unwrap(failure), request));
   }
 
   /** Translates a failure to an {@link ApiException}; unexpected ones are logged. */
   public static ApiException toApi(Throwable t) {
+    return toApi(t, null);
+  }
+
+  /**
+   * Translates a failure of {@code request} (method and target, or null when unknown) to an {@link
+   * ApiException}. Unexpected failures, and the CORRUPTION and INTERNAL kinds, are logged at ERROR
+   * with the request: the client sees only "internal error", so the log is the one place the cause
+   * is told.
+   */
+  public static ApiException toApi(Throwable t, String request) {
     t = unwrap(t);
     if (t instanceof ApiException a) {
       return a;
@@ -89,7 +123,7 @@ public final class Errors {
     }
     if (t instanceof LoamException e) {
       if (e.kind() == Kind.CORRUPTION || e.kind() == Kind.INTERNAL) {
-        LOG.error("request failed kind={}", e.kind(), e);
+        LOG.error("request failed kind={} request=\"{}\"", e.kind(), request, e);
       }
       return new ApiException(statusOf(e.kind()), codeOf(e.kind()), e.kind(), e.getMessage());
     }
@@ -105,7 +139,7 @@ public final class Errors {
               + t.getMessage()
               + ")");
     }
-    LOG.error("unexpected failure while serving a request", t);
+    LOG.error("unexpected failure while serving a request request=\"{}\"", request, t);
     return new ApiException(
         HttpResponseStatus.INTERNAL_SERVER_ERROR,
         "internal",

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,9 +29,17 @@ import org.slf4j.LoggerFactory;
  * pipelining): later ones wait in a bounded queue, and reading from the socket pauses while it is
  * full. A request's reply is a future; no thread waits for it. All state here is touched only on
  * the channel's event loop.
+ *
+ * <p>No failure ends a request silently: an exception or error thrown while routing (a bug, or a
+ * class missing or mismatched on the host's class path) and any unexpected failure of the reply
+ * future are logged at ERROR with the request's method and target and answered with a 500 problem
+ * document; if even that document cannot be rendered, a fixed one written without Jackson is sent.
  */
 public final class RequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+
+  /** The longest request target a log line carries; longer ones are cut. */
+  static final int MAX_LOGGED_TARGET = 512;
 
   /** Pipelined requests queued behind the one being served before reading pauses. */
   static final int MAX_QUEUED = 16;
@@ -94,6 +103,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     long start = System.nanoTime();
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     String method = req.method().name();
+    String request = describe(req);
     Api.Call call;
     try {
       if (req.decoderResult().isFailure()) {
@@ -124,10 +134,26 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
       } else {
         call = state.api().route(req);
       }
+    } catch (Throwable t) {
+      // Api.route answers every failure it expects; what reaches here is a bug or a broken class
+      // path (a LinkageError), which Netty would otherwise log at DEBUG while closing the socket.
+      LOG.error(
+          "request handler failed request=\"{}\" remote={}",
+          request,
+          ctx.channel().remoteAddress(),
+          t);
+      keepAlive = false;
+      call =
+          new Api.Call(
+              "unmatched",
+              CompletableFuture.completedFuture(Errors.INTERNAL_FALLBACK),
+              0,
+              false,
+              false);
     } finally {
       req.release();
     }
-    Exchange ex = new Exchange(ctx, call, method, keepAlive, start);
+    Exchange ex = new Exchange(ctx, call, method, request, keepAlive, start);
     current = ex;
     state.track(ex);
     ex.begin();
@@ -135,9 +161,26 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    // Connection resets and the like: nothing to answer.
-    LOG.debug("connection error remote={}", ctx.channel().remoteAddress(), cause);
+    if (cause instanceof IOException) {
+      // Connection resets and the like: nothing to answer, nothing wrong on this side.
+      LOG.debug("connection error remote={}", ctx.channel().remoteAddress(), cause);
+    } else {
+      LOG.error(
+          "unexpected error on a connection, closing it remote={} request=\"{}\"",
+          ctx.channel().remoteAddress(),
+          current == null ? "none" : current.request,
+          cause);
+    }
     ctx.close();
+  }
+
+  /** The method and target of a request for a log line, bounded in length. */
+  static String describe(FullHttpRequest req) {
+    String uri = req.uri();
+    if (uri.length() > MAX_LOGGED_TARGET) {
+      uri = uri.substring(0, MAX_LOGGED_TARGET) + "...";
+    }
+    return req.method().name() + " " + uri;
   }
 
   /** One request being served: completes once its response was handed to the socket. */
@@ -145,6 +188,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private final ChannelHandlerContext ctx;
     private final Api.Call call;
     private final String method;
+    private final String request;
     private final boolean keepAlive;
     private final long startNanos;
     private final CompletableFuture<Void> written = new CompletableFuture<>();
@@ -152,10 +196,16 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private boolean answered;
 
     Exchange(
-        ChannelHandlerContext ctx, Api.Call call, String method, boolean keepAlive, long start) {
+        ChannelHandlerContext ctx,
+        Api.Call call,
+        String method,
+        String request,
+        boolean keepAlive,
+        long start) {
       this.ctx = ctx;
       this.call = call;
       this.method = method;
+      this.request = request;
       this.keepAlive = keepAlive;
       this.startNanos = start;
     }
@@ -177,7 +227,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
       call.reply()
           .whenComplete(
               (r, e) -> {
-                HttpReply reply = e == null ? r : Errors.toReply(e);
+                HttpReply reply = e == null ? r : errorReply(e);
                 if (ctx.executor().inEventLoop()) {
                   answer(reply);
                 } else {
@@ -188,6 +238,17 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                   }
                 }
               });
+    }
+
+    /** The problem reply for a failed call; never throws. */
+    private HttpReply errorReply(Throwable failure) {
+      try {
+        return Errors.toReply(failure, request);
+      } catch (Throwable t) {
+        t.addSuppressed(failure);
+        LOG.error("cannot render the error reply request=\"{}\"", request, t);
+        return Errors.INTERNAL_FALLBACK;
+      }
     }
 
     private void timedOut() {
