@@ -122,7 +122,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                 false,
                 false);
       } else {
-        call = state.api().route(req);
+        call = state.api().route(req, ctx.channel().remoteAddress());
       }
     } finally {
       req.release();
