@@ -212,7 +212,9 @@ public final class LoamNodeMain {
                         .node(m.node)
                         .host(o.host())
                         .port(o.httpPort())
+                        .authentication(LoamServerMain.authentication(o.host(), o.insecure()))
                         .start());
+        LoamServerMain.printAuthentication(o.host(), o.insecure(), m.server.authentication());
         if (o.kafkaPort() >= 0) {
           m.kafka =
               LoamServerMain.startKafka(

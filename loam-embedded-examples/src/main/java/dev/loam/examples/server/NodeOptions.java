@@ -39,7 +39,8 @@ public record NodeOptions(
     Duration flushInterval,
     Duration startTimeout,
     Duration livenessTimeout,
-    Path faultFile) {
+    Path faultFile,
+    boolean insecure) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -145,6 +146,10 @@ public record NodeOptions(
           Values.integer(1000, 3_600_000),
           (int) OwnershipSettings.defaults().livenessTimeout().toMillis(),
           "how long a node may go without renewing before the others declare it dead");
+  static final Flag<Boolean> INSECURE =
+      CMD.toggle(
+          "--insecure",
+          "serve a non-loopback --host without API keys until the first key exists (warns)");
   static final Flag<Path> FAULT_FILE =
       CMD.optional(
           "--fault-file",
@@ -203,7 +208,8 @@ public record NodeOptions(
         a.get(FLUSH),
         Duration.ofSeconds(a.get(START_TIMEOUT_S)),
         Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
-        a.get(FAULT_FILE));
+        a.get(FAULT_FILE),
+        a.get(INSECURE));
   }
 
   /**
