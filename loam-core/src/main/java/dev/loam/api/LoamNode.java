@@ -486,6 +486,12 @@ public final class LoamNode implements AutoCloseable {
           owned.add(cacheIo::shutdownNow);
           ioExec = cacheIo;
         }
+        if (ioExec == null) {
+          // API key derivations (PBKDF2) need a pool of their own when nothing else made one.
+          ExecutorService keysIo = SystemDrivers.ioPool("loam-" + nodeId + "-keys", 2);
+          owned.add(keysIo::shutdownNow);
+          ioExec = keysIo;
+        }
         return finish.apply(
             NodeRuntime.builder()
                 .nodeId(nodeId)

@@ -269,4 +269,48 @@ public interface Log {
    * (a retry is safe: the call is idempotent); all as a failed future, never thrown.
    */
   CompletableFuture<NodeDescription> advertiseEndpoint(String name, String address);
+
+  // ---------------------------------------------------------------- API keys (docs/security.md)
+
+  /**
+   * Creates an API key: generates its id and secret, and stores only the SCRAM values that verify
+   * the secret (never the secret). Completes once the key is applied on this replica, with the
+   * secret: the one time it is shown. INVALID for a scope that is not a valid namespace name;
+   * UNAVAILABLE or OUTCOME_UNKNOWN when the metastore cannot be reached (a retry creates another
+   * key); FENCED when this process was superseded.
+   */
+  CompletableFuture<CreatedApiKey> createApiKey(ApiKeySpec spec);
+
+  /** Every API key, revoked ones included, sorted by id; no secrets. */
+  CompletableFuture<List<ApiKey>> listApiKeys();
+
+  /**
+   * Revokes an API key: once the revocation is applied on a node's replica, that node refuses the
+   * key. Completes with the key as revoked. NOT_FOUND for an unknown id; revoking a revoked key is
+   * an idempotent success.
+   */
+  CompletableFuture<ApiKey> revokeApiKey(String id);
+
+  /**
+   * Verifies a presented key ({@code <id>} and {@code <secret>} of a bearer token, or a Kafka SASL
+   * user name and password) against the local replica. Completes with who it is, or fails {@link
+   * AuthenticationException} for an unknown, revoked or wrong key (the message names the id, never
+   * the secret). A successful verification is cached briefly, so that a request does not pay the
+   * key derivation each time; the cache drops a key's entries when its revocation is applied here.
+   */
+  CompletableFuture<Principal> authenticate(String keyId, String secret);
+
+  /**
+   * The SCRAM credential of an active key for {@code mechanism} ({@link
+   * ScramCredential#SCRAM_SHA_256} or {@link ScramCredential#SCRAM_SHA_512}); empty for an unknown
+   * or revoked key. A read of the local replica; never blocks. An unknown mechanism is refused
+   * INVALID, thrown.
+   */
+  Optional<ScramCredential> scramCredential(String keyId, String mechanism);
+
+  /**
+   * Whether the cluster holds at least one key that is not revoked, as the local replica sees it:
+   * what the launchers' default authentication mode switches on. Never blocks.
+   */
+  boolean hasActiveApiKeys();
 }

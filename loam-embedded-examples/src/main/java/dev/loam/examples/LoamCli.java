@@ -13,9 +13,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code ./loam} launcher's entry point: {@code loam demo|server|node [options]} ({@code loam
- * bench} is dispatched by the script itself, to the load generator's own class path). Every command
- * takes {@code --help}; a bad command line exits with status 2 and a message naming the flag.
+ * The {@code ./loam} launcher's entry point: {@code loam demo|server|node|keys [options]} ({@code
+ * loam bench} is dispatched by the script itself, to the load generator's own class path). Every
+ * command takes {@code --help}; a bad command line exits with status 2 and a message naming the
+ * flag.
  */
 public final class LoamCli {
   private LoamCli() {}
@@ -32,6 +33,7 @@ public final class LoamCli {
                  (docs/reference/http-api.md)
         node     one member of a cluster in its own process: a Ratis metastore replica, a node
                  on the shared store and its HTTP API (docs/operations/running-a-cluster.md)
+        keys     API keys of a running node: create, list, revoke (docs/security.md)
         bench    the end-to-end load generator (docs/operations/performance.md)
       """;
 
@@ -60,6 +62,7 @@ public final class LoamCli {
       case "demo" -> Demo.validate(rest);
       case "server" -> LoamServerMain.validate(rest);
       case "node" -> NodeOptions.validate(rest);
+      case "keys" -> KeysCli.validate(rest);
       default -> throw new UsageException(null, "unknown command " + words[0]);
     }
   }
@@ -85,6 +88,7 @@ public final class LoamCli {
             LoamNodeMain.main(rest);
             yield 0;
           }
+          case "keys" -> KeysCli.run(rest, System.getenv(), System.out, System.err);
           case "bench" -> {
             // Only the script knows the bench's class path.
             System.err.println(

@@ -62,6 +62,7 @@ public final class LoamHttpServer implements AutoCloseable {
   private final Channel serverChannel;
   private final ChannelGroup channels;
   private final HttpMetrics metrics;
+  private final Authentication authentication;
   private final Set<RequestHandler.Exchange> inFlight = ConcurrentHashMap.newKeySet();
   private final Duration closeTimeout;
   private final LoamNode node;
@@ -72,6 +73,7 @@ public final class LoamHttpServer implements AutoCloseable {
     this.metrics = new HttpMetrics();
     this.closeTimeout = b.closeTimeout;
     this.node = b.node;
+    this.authentication = b.effectiveAuthentication();
     Api api =
         new Api(
             log,
@@ -84,7 +86,8 @@ public final class LoamHttpServer implements AutoCloseable {
                 Math.min(b.maxFetchBytes, 1 << 20),
                 b.maxFetchWait.toMillis(),
                 b.requestTimeout.toMillis()),
-            new IngestQuotas(b.ingestQuota, b.ingestQuotaOverrides, b.quotaClock));
+            new IngestQuotas(b.ingestQuota, b.ingestQuotaOverrides, b.quotaClock),
+            authentication);
     RequestHandler.ServerState state =
         new RequestHandler.ServerState() {
           @Override
@@ -167,6 +170,11 @@ public final class LoamHttpServer implements AutoCloseable {
   /** The bound address. */
   public InetSocketAddress address() {
     return (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  /** When this server asks for an API key (the builder's setting, or its default for the host). */
+  public Authentication authentication() {
+    return authentication;
   }
 
   /** Fetches currently waiting for records or a consistency token. */
@@ -276,8 +284,28 @@ public final class LoamHttpServer implements AutoCloseable {
     private final Map<String, IngestQuota> ingestQuotaOverrides = new LinkedHashMap<>();
     private LongSupplier quotaClock = System::nanoTime;
     private Optional<TlsSettings> tls = Optional.empty();
+    private Authentication authentication;
 
     private Builder() {}
+
+    /**
+     * When requests need an API key (docs/security.md). The default depends on the host: {@link
+     * Authentication#WHEN_KEYS_EXIST} on a loopback address (open until the first key exists), and
+     * {@link Authentication#REQUIRED} on any other, so that a server reachable from the network is
+     * never open by default.
+     */
+    public Builder authentication(Authentication a) {
+      this.authentication = Objects.requireNonNull(a, "authentication");
+      return this;
+    }
+
+    /** The mode set, or the host's default. */
+    Authentication effectiveAuthentication() {
+      if (authentication != null) {
+        return authentication;
+      }
+      return isLoopback(host) ? Authentication.WHEN_KEYS_EXIST : Authentication.REQUIRED;
+    }
 
     /** Serves this node's log; health reports its id and epoch and metrics its writer counters. */
     public Builder node(LoamNode n) {
@@ -409,6 +437,24 @@ public final class LoamHttpServer implements AutoCloseable {
           requestTimeout);
       require(!closeTimeout.isNegative(), "closeTimeout", closeTimeout);
       return new LoamHttpServer(this, log);
+    }
+
+    /**
+     * Whether {@code host} names only loopback addresses ({@code 127.0.0.1}, {@code ::1}, {@code
+     * localhost}); a wildcard or any other address is not, nor a name that does not resolve.
+     */
+    public static boolean isLoopback(String host) {
+      try {
+        java.net.InetAddress[] all = java.net.InetAddress.getAllByName(host);
+        for (java.net.InetAddress a : all) {
+          if (!a.isLoopbackAddress()) {
+            return false;
+          }
+        }
+        return all.length > 0;
+      } catch (java.net.UnknownHostException e) {
+        return false;
+      }
     }
 
     private static void require(boolean ok, String name, Object value) {

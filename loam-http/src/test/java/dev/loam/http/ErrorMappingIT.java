@@ -48,7 +48,13 @@ class ErrorMappingIT {
             ? new CommitUnknownException("commit outcome unknown object=wal/x", null)
             : new LoamException(kind, "boom stream=ns/s"));
     try (LoamHttpServer server =
-        LoamHttpServer.builder().log(failing).port(0).ioThreads(1).start()) {
+        LoamHttpServer.builder()
+            .log(failing)
+            .port(0)
+            .ioThreads(1)
+            // Authentication would ask the failing log whether keys exist; not what this tests.
+            .authentication(Authentication.NONE)
+            .start()) {
       HttpClient client = HttpClient.newHttpClient();
       String base = "http://127.0.0.1:" + server.port();
       HttpResponse<String> r =

@@ -1,5 +1,6 @@
 package dev.loam.meta;
 
+import dev.loam.meta.command.ApiKeyInfo;
 import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
@@ -98,4 +99,10 @@ public interface MetaReader {
 
   /** The named consumer's state on every partition of a stream it took a lease on, by partition. */
   List<ConsumerLease> consumerLeases(long streamId, String consumer);
+
+  /** The API key with this id, revoked or not; empty for an unknown id. */
+  Optional<ApiKeyInfo> apiKey(String id);
+
+  /** Every API key, revoked ones included, sorted by id. */
+  List<ApiKeyInfo> apiKeys();
 }

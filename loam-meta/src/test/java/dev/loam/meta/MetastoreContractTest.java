@@ -262,6 +262,23 @@ public abstract class MetastoreContractTest {
     NodeEndpointCases.invalidEndpointsAreRefused(this);
   }
 
+  // ---- API keys (bodies in ApiKeyCases)
+
+  @Test
+  protected void apiKeysAreCreatedListedAndRetriedIdempotently() {
+    ApiKeyCases.createListAndRetry(this);
+  }
+
+  @Test
+  protected void aRevokedApiKeyIsSeenRevokedByReadsAndApplyListeners() {
+    ApiKeyCases.revokeIsSeenByReadsAndListeners(this);
+  }
+
+  @Test
+  protected void apiKeysOfAStaleEpochOrInvalidAreRefused() {
+    ApiKeyCases.staleEpochAndInvalidKeysAreRefused(this);
+  }
+
   // ---- the cluster id
 
   @Test

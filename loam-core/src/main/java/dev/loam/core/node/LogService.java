@@ -1,16 +1,21 @@
 package dev.loam.core.node;
 
+import dev.loam.api.ApiKey;
+import dev.loam.api.ApiKeySpec;
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
 import dev.loam.api.BatchAppendResult;
 import dev.loam.api.BatchFetchResult;
 import dev.loam.api.ConsumerState;
+import dev.loam.api.CreatedApiKey;
 import dev.loam.api.FetchResult;
 import dev.loam.api.Log;
 import dev.loam.api.NodeDescription;
 import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OffsetSpec;
+import dev.loam.api.Principal;
 import dev.loam.api.ProducerIdentity;
+import dev.loam.api.ScramCredential;
 import dev.loam.api.StreamDescription;
 import dev.loam.api.StreamOwner;
 import dev.loam.api.StreamSpec;
@@ -18,6 +23,7 @@ import dev.loam.api.StreamUpdate;
 import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
 import dev.loam.core.Streams;
+import dev.loam.core.auth.ApiKeys;
 import dev.loam.core.ownership.OwnershipAgent;
 import dev.loam.core.read.Fetcher;
 import dev.loam.core.read.PartitionWatch;
@@ -80,6 +86,7 @@ public final class LogService implements Log {
   private final Appender appender;
   private final Fetcher fetcher;
   private final OwnershipAgent ownership;
+  private final ApiKeys apiKeys;
 
   LogService(
       NodeContext ctx,
@@ -88,8 +95,10 @@ public final class LogService implements Log {
       PartitionWatch watch,
       int maxAppendBytes,
       Duration maxFetchWait,
-      OwnershipAgent ownership) {
+      OwnershipAgent ownership,
+      ApiKeys apiKeys) {
     this.ownership = ownership;
+    this.apiKeys = apiKeys;
     this.ctx = ctx;
     this.nodeId = ctx.nodeId();
     this.meta = ctx.meta();
@@ -309,6 +318,38 @@ public final class LogService implements Log {
     String subject = "endpoint=" + (name.length() <= max ? name : name.substring(0, max) + "...");
     return propose(new SetNodeEndpoint(origin(), name, address), subject)
         .thenApply(o -> describeNode(((Outcome.NodeRegistered) o).node()));
+  }
+
+  // ---------------------------------------------------------------- API keys
+
+  @Override
+  public CompletableFuture<CreatedApiKey> createApiKey(ApiKeySpec spec) {
+    return apiKeys.create(spec);
+  }
+
+  @Override
+  public CompletableFuture<List<ApiKey>> listApiKeys() {
+    return async(apiKeys::list);
+  }
+
+  @Override
+  public CompletableFuture<ApiKey> revokeApiKey(String id) {
+    return apiKeys.revoke(id);
+  }
+
+  @Override
+  public CompletableFuture<Principal> authenticate(String keyId, String secret) {
+    return apiKeys.authenticate(keyId, secret);
+  }
+
+  @Override
+  public Optional<ScramCredential> scramCredential(String keyId, String mechanism) {
+    return apiKeys.scramCredential(keyId, mechanism);
+  }
+
+  @Override
+  public boolean hasActiveApiKeys() {
+    return apiKeys.hasActiveKeys();
   }
 
   private static NodeDescription describeNode(NodeInfo n) {

@@ -6,6 +6,7 @@ import dev.loam.api.NodeHealth;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.core.NodeContext;
+import dev.loam.core.auth.ApiKeys;
 import dev.loam.core.maintain.Compactor;
 import dev.loam.core.maintain.InvalidatingObjectStore;
 import dev.loam.core.maintain.Maintenance;
@@ -18,6 +19,7 @@ import dev.loam.core.read.PartitionWatch;
 import dev.loam.core.read.ReadCounters;
 import dev.loam.core.read.ReadPath;
 import dev.loam.core.read.TailCache;
+import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.core.write.ClassRoutingObjectStore;
 import dev.loam.core.write.WalWriter;
 import dev.loam.core.write.WriteCounters;
@@ -65,6 +67,7 @@ public final class NodeRuntime {
   private final ReadCounters readStats = new ReadCounters();
   private final DiskCache diskCache;
   private final LogService log;
+  private final ApiKeys apiKeys;
   private final Maintenance maintenance;
   private final OwnershipAgent ownership;
   private final ScheduledFuture<?> maintenanceTask;
@@ -107,14 +110,21 @@ public final class NodeRuntime {
     this.watch = new PartitionWatch(settings.maxWaitingFetches(), scheduler);
     // The metastore cannot forget a listener, so register a forwarder that goes quiet when this
     // node stops: a restarted node on a shared metastore leaves only this small object behind.
+    UlidGenerator ulids = new UlidGenerator(random);
+    NodeContext ctx = new NodeContext(clusterId, nodeId, epoch, meta, clock, ulids, scheduler);
+    // Key derivations are CPU work of milliseconds: the I/O pool runs them, never a caller's
+    // thread (an HTTP event loop) nor the node's step thread. A runtime built without a pool (test
+    // harnesses) derives on the calling thread.
+    this.apiKeys =
+        new ApiKeys(
+            ctx, SystemDrivers.secureRandom(), ioExecutor != null ? ioExecutor : Runnable::run);
     meta.addApplyListener(
         (index, command, outcome) -> {
           if (!stopped) {
             watch.onApplied(index, command, outcome);
+            apiKeys.onApplied(outcome);
           }
         });
-    UlidGenerator ulids = new UlidGenerator(random);
-    NodeContext ctx = new NodeContext(clusterId, nodeId, epoch, meta, clock, ulids, scheduler);
     // Express needs its three-zone store; without one the node refuses express streams.
     List<DurabilityClass> classes =
         expressStore == null
@@ -179,7 +189,8 @@ public final class NodeRuntime {
             watch,
             settings.walObjectMaxBytes(),
             settings.maxFetchWait(),
-            ownership);
+            ownership,
+            apiKeys);
     // Retention, segmenter and GC (stream-engine.txt §5), driven by the node's scheduler.
     this.maintenance =
         new Maintenance(
@@ -382,7 +393,9 @@ public final class NodeRuntime {
       return this;
     }
 
-    /** Runs the disk cache's blocking file I/O; must not be the scheduler. */
+    /**
+     * Runs the disk cache's blocking file I/O and API key derivations; must not be the scheduler.
+     */
     public Builder ioExecutor(Executor ioExecutor) {
       this.ioExecutor = ioExecutor;
       return this;

@@ -31,6 +31,14 @@ public final class SystemDrivers {
     return new SplittableRandom(new SecureRandom().nextLong());
   }
 
+  /**
+   * Cryptographically strong randomness for API key ids, salts and secrets. Never seeded or
+   * simulated: a test has no reason to replay a secret, and a guessable one is a vulnerability.
+   */
+  public static SecureRandom secureRandom() {
+    return new SecureRandom();
+  }
+
   /** A single daemon thread that runs a node's timers and its writer and reader steps. */
   public static ScheduledThreadPoolExecutor scheduler(String name) {
     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, daemonFactory(name));

@@ -209,9 +209,15 @@ public final class LoamNodeMain {
                 bind,
                 () ->
                     LoamServerMain.withTls(
-                            LoamHttpServer.builder().node(m.node).host(o.host()).port(o.httpPort()),
+                            LoamHttpServer.builder()
+                                .node(m.node)
+                                .host(o.host())
+                                .port(o.httpPort())
+                                .authentication(
+                                    LoamServerMain.authentication(o.host(), o.insecure())),
                             o.tls())
                         .start());
+        LoamServerMain.printAuthentication(o.host(), o.insecure(), m.server.authentication());
         if (o.kafkaPort() >= 0) {
           m.kafka =
               LoamServerMain.startKafka(

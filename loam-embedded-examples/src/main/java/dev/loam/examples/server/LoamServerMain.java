@@ -7,6 +7,7 @@ import dev.loam.cli.ParsedArgs;
 import dev.loam.cli.StoreUris;
 import dev.loam.cli.UsageException;
 import dev.loam.cli.Values;
+import dev.loam.http.Authentication;
 import dev.loam.http.IngestQuota;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.kafka.KafkaGateway;
@@ -53,6 +54,10 @@ public final class LoamServerMain {
           Values.nonBlank(),
           "127.0.0.1",
           "the HTTP bind address; 0.0.0.0 binds every interface");
+  static final Flag<Boolean> INSECURE =
+      CMD.toggle(
+          "--insecure",
+          "serve a non-loopback --host without API keys until the first key exists (warns)");
   static final Flag<Integer> KAFKA_PORT =
       CMD.flag(
           "--kafka-port",
@@ -95,7 +100,8 @@ public final class LoamServerMain {
       String nodeId,
       String store,
       IngestQuota quota,
-      Optional<TlsSettings> tls) {}
+      Optional<TlsSettings> tls,
+      boolean insecure) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -115,7 +121,8 @@ public final class LoamServerMain {
         a.get(NODE_ID),
         a.get(STORE),
         quota,
-        TLS.settings(a));
+        TLS.settings(a),
+        a.get(INSECURE));
   }
 
   /**
@@ -157,7 +164,8 @@ public final class LoamServerMain {
                                 .node(node)
                                 .host(o.host())
                                 .port(o.port())
-                                .ingestQuota(o.quota()),
+                                .ingestQuota(o.quota())
+                                .authentication(authentication(o.host(), o.insecure())),
                             o.tls())
                         .start());
       } catch (RuntimeException e) {
@@ -192,6 +200,7 @@ public final class LoamServerMain {
                   stopped.countDown();
                 },
                 "loam-shutdown"));
+    printAuthentication(o.host(), o.insecure(), server.authentication());
     String url = (o.tls().isPresent() ? "https://" : "http://") + o.host() + ":" + server.port();
     System.out.println(
         "loam: node "
@@ -209,6 +218,35 @@ public final class LoamServerMain {
             + " -d '{\"name\":\"events\",\"partitions\":3}'");
     System.out.flush();
     stopped.await();
+  }
+
+  /**
+   * The launchers' authentication rule (docs/security.md): on a loopback host the API is open until
+   * the cluster's first key exists; on any other host it always needs a key, unless {@code
+   * --insecure} asks for the loopback behaviour there too.
+   */
+  static Authentication authentication(String host, boolean insecure) {
+    return insecure || LoamHttpServer.Builder.isLoopback(host)
+        ? Authentication.WHEN_KEYS_EXIST
+        : Authentication.REQUIRED;
+  }
+
+  /** One line saying when requests need a key, and the warning {@code --insecure} earns. */
+  static void printAuthentication(String host, boolean insecure, Authentication a) {
+    if (insecure && !LoamHttpServer.Builder.isLoopback(host)) {
+      System.err.println(
+          "loam: WARNING: --insecure: "
+              + host
+              + " is reachable from the network and anyone who reaches it may read, write and"
+              + " delete every stream until the first API key is created (./loam keys create)");
+    }
+    System.out.println(
+        "loam: authentication "
+            + a.name().toLowerCase(java.util.Locale.ROOT)
+            + (a == Authentication.REQUIRED
+                ? " (every request needs an API key; create the first with ./loam keys create"
+                    + " from this machine)"
+                : " (open until the first API key exists; docs/security.md)"));
   }
 
   /**

@@ -43,7 +43,8 @@ public record NodeOptions(
     Duration livenessTimeout,
     Path faultFile,
     Optional<TlsSettings> tls,
-    Optional<TlsSettings> peerTls) {
+    Optional<TlsSettings> peerTls,
+    boolean insecure) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -152,6 +153,10 @@ public record NodeOptions(
           Values.integer(1000, 3_600_000),
           (int) OwnershipSettings.defaults().livenessTimeout().toMillis(),
           "how long a node may go without renewing before the others declare it dead");
+  static final Flag<Boolean> INSECURE =
+      CMD.toggle(
+          "--insecure",
+          "serve a non-loopback --host without API keys until the first key exists (warns)");
   static final Flag<Path> FAULT_FILE =
       CMD.optional(
           "--fault-file",
@@ -237,7 +242,8 @@ public record NodeOptions(
         Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
         a.get(FAULT_FILE),
         tls,
-        TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true));
+        TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true),
+        a.get(INSECURE));
   }
 
   /**

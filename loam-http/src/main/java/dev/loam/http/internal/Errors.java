@@ -121,6 +121,10 @@ public final class Errors {
           o.getMessage(),
           extra);
     }
+    if (t instanceof dev.loam.api.AuthenticationException e) {
+      // A refused key: 401 with the challenge; the message names the key id, never the secret.
+      return BearerToken.refused(e.getMessage());
+    }
     if (t instanceof LoamException e) {
       if (e.kind() == Kind.CORRUPTION || e.kind() == Kind.INTERNAL) {
         LOG.error("request failed kind={} request=\"{}\"", e.kind(), request, e);
@@ -166,6 +170,9 @@ public final class Errors {
       headers.put(
           "Retry-After",
           computed instanceof Number n ? Long.toString(n.longValue()) : RETRY_AFTER_SECONDS);
+    }
+    if (a.status().equals(HttpResponseStatus.UNAUTHORIZED)) {
+      headers.put("WWW-Authenticate", BearerToken.CHALLENGE);
     }
     if (a.extra().get("allow") instanceof String allow) {
       headers.put("Allow", allow);

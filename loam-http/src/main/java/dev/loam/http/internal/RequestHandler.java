@@ -132,7 +132,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                 false,
                 false);
       } else {
-        call = state.api().route(req);
+        call = state.api().route(req, ctx.channel().remoteAddress());
       }
     } catch (Throwable t) {
       // Api.route answers every failure it expects; what reaches here is a bug or a broken class

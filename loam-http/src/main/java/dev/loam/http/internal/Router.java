@@ -1,5 +1,6 @@
 package dev.loam.http.internal;
 
+import dev.loam.api.Principal;
 import dev.loam.error.LoamException.Kind;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
@@ -89,8 +90,17 @@ public final class Router {
     this.ctx = ctx;
   }
 
-  /** Routes a request and starts its call; never throws. */
+  /** Routes a request without authentication and starts its call; never throws. */
   Api.Call route(FullHttpRequest req) {
+    return route(req, null);
+  }
+
+  /**
+   * Routes a request and starts its call; never throws. {@code principal} is the key the request
+   * was authenticated as, checked against the route's {@link Access} need after every other check
+   * of the path and query and before the handler; null when authentication does not apply.
+   */
+  Api.Call route(FullHttpRequest req, Principal principal) {
     QueryStringDecoder q;
     List<String> seg;
     try {
@@ -134,6 +144,7 @@ public final class Router {
       }
       label = group == null ? route.name() : group;
       r = new Request(req, q, match.vars(), match.partition(), ctx);
+      Access.check(route, r, principal);
       CompletableFuture<HttpReply> reply = route.handler().handle(r);
       return new Api.Call(
           route.name(),
@@ -147,6 +158,25 @@ public final class Router {
       }
       return failed(label, e);
     }
+  }
+
+  /**
+   * The route a request would be matched to, or null: for the metrics label and the timeout of a
+   * request whose routing waits for its key's verification. Never throws.
+   */
+  Route peek(FullHttpRequest req) {
+    try {
+      Match match = match(segments(new QueryStringDecoder(req.uri()).rawPath()));
+      return match == null ? null : match.template().route(req.method());
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** A call refused before routing (authentication), counted under its route if known. */
+  Api.Call refused(FullHttpRequest req, RuntimeException e) {
+    Route r = peek(req);
+    return failed(r == null ? UNMATCHED : r.name(), e);
   }
 
   /** The routes in table order. */

@@ -12,6 +12,7 @@ import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
 import dev.loam.meta.command.ConsumerLease;
+import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
@@ -27,6 +28,7 @@ import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.RevokeApiKey;
 import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.StreamConfig;
@@ -72,6 +74,8 @@ public final class CommandCodec {
   static final int TAG_OWNER_FENCED = 23;
   static final int TAG_INIT_CLUSTER = 24;
   static final int TAG_SET_NODE_ENDPOINT = 25;
+  static final int TAG_CREATE_API_KEY = 26;
+  static final int TAG_REVOKE_API_KEY = 27;
 
   /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
   static final int UPDATE_RETENTION_MILLIS = 1;
@@ -262,6 +266,16 @@ public final class CommandCodec {
       w.u8(TAG_SET_NODE_ENDPOINT);
       writeOrigin(w, c.origin());
       w.string(c.name()).string(c.address());
+    } else if (command instanceof CreateApiKey c) {
+      w.u8(TAG_CREATE_API_KEY);
+      writeOrigin(w, c.origin());
+      w.string(c.id()).nullableString(c.scope());
+      ApiKeyCodec.writeRoles(w, c.roles());
+      ApiKeyCodec.writeSecrets(w, c.secrets());
+    } else if (command instanceof RevokeApiKey c) {
+      w.u8(TAG_REVOKE_API_KEY);
+      writeOrigin(w, c.origin());
+      w.string(c.id());
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -448,6 +462,15 @@ public final class CommandCodec {
             String name = r.string("setNodeEndpoint.name");
             yield new SetNodeEndpoint(o, name, r.string("setNodeEndpoint.address"));
           }
+          case TAG_CREATE_API_KEY -> {
+            Origin o = readOrigin(r);
+            String id = r.string("createApiKey.id");
+            String scope = r.nullableString("createApiKey.scope");
+            var roles = ApiKeyCodec.readRoles(r, "createApiKey.roles");
+            yield new CreateApiKey(
+                o, id, scope, roles, ApiKeyCodec.readSecrets(r, "createApiKey.secrets"));
+          }
+          case TAG_REVOKE_API_KEY -> new RevokeApiKey(readOrigin(r), r.string("revokeApiKey.id"));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

@@ -48,6 +48,9 @@ public final class OutcomeCodec {
    */
   static final int TAG_NODE_REGISTERED_WITH_ENDPOINTS = 18;
 
+  static final int TAG_API_KEY_CREATED = 19;
+  static final int TAG_API_KEY_REVOKED = 20;
+
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
   private OutcomeCodec() {}
@@ -133,6 +136,13 @@ public final class OutcomeCodec {
       w.bool(o.changed());
     } else if (outcome instanceof Outcome.ClusterInitialized o) {
       w.u8(TAG_CLUSTER_INITIALIZED).string(o.clusterId());
+    } else if (outcome instanceof Outcome.ApiKeyCreated o) {
+      w.u8(TAG_API_KEY_CREATED);
+      ApiKeyCodec.writeKey(w, o.key());
+    } else if (outcome instanceof Outcome.ApiKeyRevoked o) {
+      w.u8(TAG_API_KEY_REVOKED);
+      ApiKeyCodec.writeKey(w, o.key());
+      w.bool(o.changed());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -202,6 +212,12 @@ public final class OutcomeCodec {
           }
           case TAG_CLUSTER_INITIALIZED ->
               new Outcome.ClusterInitialized(r.string("clusterInitialized.clusterId"));
+          case TAG_API_KEY_CREATED ->
+              new Outcome.ApiKeyCreated(ApiKeyCodec.readKey(r, "apiKeyCreated.key"));
+          case TAG_API_KEY_REVOKED -> {
+            var key = ApiKeyCodec.readKey(r, "apiKeyRevoked.key");
+            yield new Outcome.ApiKeyRevoked(key, r.bool("apiKeyRevoked.changed"));
+          }
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

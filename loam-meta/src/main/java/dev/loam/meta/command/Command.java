@@ -29,7 +29,9 @@ public sealed interface Command
         TransferStream,
         OwnerFenced,
         InitCluster,
-        SetNodeEndpoint {
+        SetNodeEndpoint,
+        CreateApiKey,
+        RevokeApiKey {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

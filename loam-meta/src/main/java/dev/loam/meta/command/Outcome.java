@@ -133,4 +133,12 @@ public sealed interface Outcome {
    * (for the one that set it, and for every later one, whatever id it proposed).
    */
   record ClusterInitialized(String clusterId) implements Outcome {}
+
+  /** CreateApiKey succeeded: the key as stored (a retry answers the key created first). */
+  record ApiKeyCreated(ApiKeyInfo key) implements Outcome {}
+
+  /**
+   * RevokeApiKey succeeded: the key after it; {@code changed} false when it was already revoked.
+   */
+  record ApiKeyRevoked(ApiKeyInfo key, boolean changed) implements Outcome {}
 }

@@ -12,6 +12,7 @@ import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteNamespace;
@@ -28,6 +29,7 @@ import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.RegisterNode;
 import dev.loam.meta.command.RenewNode;
+import dev.loam.meta.command.RevokeApiKey;
 import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.SetNodeSlots;
 import dev.loam.meta.command.SwapSegment;
@@ -64,10 +66,11 @@ public final class MetaStateMachine {
    * 3 (retired objects, the producer-id counter and named consumers) when there is no ownership
    * activity; version 4 (version 3 plus node liveness and stream ownership) when there is but no
    * cluster id is set; version 5 (version 4 plus the cluster id) once it is; version 6 (version 5,
-   * its id possibly unset, plus the nodes' named endpoints) while some node advertises an endpoint.
-   * Restore reads all six (metastore-snapshot.md).
+   * its id possibly unset, plus the nodes' named endpoints) while some node advertises an endpoint;
+   * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists.
+   * Restore reads all seven (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 6;
+  public static final int SNAPSHOT_VERSION = 7;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -85,6 +88,7 @@ public final class MetaStateMachine {
   private final DedupeLedger dedupe;
   private final ConsumerTable consumers = new ConsumerTable(catalog);
   private final ClusterRules cluster = new ClusterRules(catalog);
+  private final ApiKeyTable apiKeys = new ApiKeyTable();
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -96,7 +100,7 @@ public final class MetaStateMachine {
     this.dedupe = new DedupeLedger(settings.dedupeRetention().toMillis());
     this.sequencer = new Sequencer(settings, catalog, objects, dedupe);
     this.segments = new SegmentRules(settings, catalog, objects);
-    this.view = new StateView(this, catalog, cluster, objects, consumers);
+    this.view = new StateView(this, catalog, cluster, objects, consumers, apiKeys);
   }
 
   /** The index of the last applied command; 0 before the first. */
@@ -197,6 +201,10 @@ public final class MetaStateMachine {
       return cluster.transferStream(c);
     } else if (command instanceof InitCluster c) {
       return cluster.initCluster(c);
+    } else if (command instanceof CreateApiKey c) {
+      return apiKeys.create(c, now);
+    } else if (command instanceof RevokeApiKey c) {
+      return apiKeys.revoke(c, now);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -264,6 +272,10 @@ public final class MetaStateMachine {
     return cluster;
   }
 
+  ApiKeyTable apiKeys() {
+    return apiKeys;
+  }
+
   /** Sets the header fields of a state being restored (before any command is applied). */
   void restoreHeader(long appliedIndex, long clockMillis) {
     this.appliedIndex = appliedIndex;
@@ -299,6 +311,8 @@ public final class MetaStateMachine {
         + objects.retiredCount()
         + ", consumers="
         + consumers.size()
+        + ", apiKeys="
+        + apiKeys.all().size()
         + "}";
   }
 }

@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  * <p>Sections by version: 1 holds nodes, namespaces, streams (with partitions) and dedupe records;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
- * named endpoints.
+ * named endpoints (possibly none from 7 on); 7 adds the API keys.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -30,7 +30,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (m.cluster().hasEndpoints()) {
+    if (m.apiKeys().any()) {
+      return 7;
+    } else if (m.cluster().hasEndpoints()) {
       return 6;
     } else if (m.cluster().hasClusterId()) {
       return 5;
@@ -69,6 +71,9 @@ final class SnapshotFormat {
     }
     if (version >= 6) {
       m.cluster().writeEndpoints(w);
+    }
+    if (version >= 7) {
+      m.apiKeys().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -131,6 +136,9 @@ final class SnapshotFormat {
     }
     if (version >= 6) {
       m.cluster().readEndpoints(r, version);
+    }
+    if (version >= 7) {
+      m.apiKeys().read(r, version);
     }
     r.expectEnd();
     return m;

@@ -1,6 +1,7 @@
 package dev.loam.meta.state;
 
 import dev.loam.meta.MetaReader;
+import dev.loam.meta.command.ApiKeyInfo;
 import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
@@ -23,18 +24,31 @@ final class StateView implements MetaReader {
   private final ClusterRules cluster;
   private final ObjectLedger objects;
   private final ConsumerTable consumers;
+  private final ApiKeyTable apiKeys;
 
   StateView(
       MetaStateMachine machine,
       Catalog catalog,
       ClusterRules cluster,
       ObjectLedger objects,
-      ConsumerTable consumers) {
+      ConsumerTable consumers,
+      ApiKeyTable apiKeys) {
     this.machine = machine;
     this.catalog = catalog;
     this.cluster = cluster;
     this.objects = objects;
     this.consumers = consumers;
+    this.apiKeys = apiKeys;
+  }
+
+  @Override
+  public Optional<ApiKeyInfo> apiKey(String id) {
+    return Optional.ofNullable(apiKeys.get(id));
+  }
+
+  @Override
+  public List<ApiKeyInfo> apiKeys() {
+    return apiKeys.all();
   }
 
   @Override

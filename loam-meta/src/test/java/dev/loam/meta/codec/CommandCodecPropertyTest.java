@@ -277,8 +277,16 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> setEndpoint =
         Combinators.combine(origins(), text(), text())
             .as(dev.loam.meta.command.SetNodeEndpoint::new);
+    // Any id, scope, role set and array lengths: the state machine refuses the bad ones.
+    Arbitrary<Command> createKey =
+        Combinators.combine(origins(), text(), text().injectNull(0.3), roleSets(), secrets())
+            .as(dev.loam.meta.command.CreateApiKey::new);
+    Arbitrary<Command> revokeKey =
+        Combinators.combine(origins(), text()).as(dev.loam.meta.command.RevokeApiKey::new);
     return Arbitraries.oneOf(
         List.of(
+            createKey,
+            revokeKey,
             setEndpoint,
             initCluster,
             renew,
@@ -304,6 +312,16 @@ class CommandCodecPropertyTest {
             swap,
             trim,
             deleteObjects));
+  }
+
+  static Arbitrary<java.util.Set<dev.loam.meta.command.ApiKeyRole>> roleSets() {
+    return Arbitraries.of(dev.loam.meta.command.ApiKeyRole.class).set().ofMaxSize(4);
+  }
+
+  static Arbitrary<dev.loam.meta.command.ScramSecrets> secrets() {
+    Arbitrary<byte[]> bytes = Arbitraries.bytes().array(byte[].class).ofMaxSize(70);
+    return Combinators.combine(bytes, Arbitraries.integers(), bytes, bytes, bytes, bytes)
+        .as(dev.loam.meta.command.ScramSecrets::new);
   }
 
   @Provide
@@ -411,8 +429,22 @@ class CommandCodecPropertyTest {
         Combinators.combine(ownership, Arbitraries.of(true, false))
             .as(Outcome.OwnershipChanged::new);
     Arbitrary<Outcome> clusterInitialized = text().map(Outcome.ClusterInitialized::new);
+    Arbitrary<dev.loam.meta.command.ApiKeyInfo> key =
+        Combinators.combine(
+                text(),
+                text().injectNull(0.3),
+                roleSets(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                secrets())
+            .as(dev.loam.meta.command.ApiKeyInfo::new);
+    Arbitrary<Outcome> keyCreated = key.map(Outcome.ApiKeyCreated::new);
+    Arbitrary<Outcome> keyRevoked =
+        Combinators.combine(key, Arbitraries.of(true, false)).as(Outcome.ApiKeyRevoked::new);
     return Arbitraries.oneOf(
         List.of(
+            keyCreated,
+            keyRevoked,
             clusterInitialized,
             nodeStatus,
             ownershipChanged,

@@ -99,6 +99,8 @@ import java.util.stream.Stream;
  *       {@link #snapshotV5Commands()}.
  *   <li>The named endpoints' files (command tag 25, outcome tag 18, snapshot version 6), whose
  *       fixtures are in {@link MetaGoldenFixturesEndpoints}.
+ *   <li>The API keys' files (command tags 26 and 27, outcome tags 19 and 20, snapshot version 7),
+ *       whose fixtures are in {@link MetaGoldenFixturesApiKeys}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -164,6 +166,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesEndpoints.SNAPSHOT_V6,
         state(MetaGoldenFixturesEndpoints.snapshotV6Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesApiKeys.COMMANDS_V1_API_KEYS,
+        frame(MetaGoldenFixturesApiKeys.commandsApiKeys().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesApiKeys.OUTCOMES_V1_API_KEYS,
+        frame(MetaGoldenFixturesApiKeys.outcomesApiKeys().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesApiKeys.SNAPSHOT_V7,
+        state(MetaGoldenFixturesApiKeys.snapshotV7Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

@@ -67,6 +67,21 @@ class MetaStateMachinePropertyTest {
         out.add(
             new dev.loam.meta.command.SetNodeEndpoint(
                 o, rnd.nextBoolean() ? "kafka" : "grpc", addresses[rnd.nextInt(3)]));
+      } else if (rnd.nextInt(80) == 0) {
+        // API keys, created (a retry of the same id too) and revoked, rarely, so that most
+        // sequences stay below version 7 and some reach it.
+        String id = rnd.nextBoolean() ? "aaaaaaaaaaaaaaaa" : "bbbbbbbbbbbbbbb2";
+        if (rnd.nextBoolean()) {
+          out.add(
+              new dev.loam.meta.command.CreateApiKey(
+                  o,
+                  id,
+                  rnd.nextBoolean() ? null : ns,
+                  java.util.EnumSet.of(dev.loam.meta.command.ApiKeyRole.PRODUCE),
+                  ApiKeyTableTest.secrets((byte) rnd.nextInt(2))));
+        } else {
+          out.add(new dev.loam.meta.command.RevokeApiKey(o, id));
+        }
       } else if (kind == 20) {
         out.add(new dev.loam.meta.command.AllocateProducerIds(o, 1 + rnd.nextInt(3)));
       } else if (kind == 21) {
@@ -147,15 +162,19 @@ class MetaStateMachinePropertyTest {
       original.apply(++index, cmds.get(i));
     }
     byte[] snap = original.snapshot();
-    // Version 6 exactly when some node has an endpoint, else 5 exactly when the cluster id is set:
-    // the oldest version that holds the state.
+    // Version 7 exactly when an API key exists, else 6 exactly when some node has an endpoint,
+    // else 5 exactly when the cluster id is set: the oldest version that holds the state.
+    boolean hasKeys = !original.reader().apiKeys().isEmpty();
     boolean hasEndpoints =
         original.reader().nodes().stream().anyMatch(n -> !n.endpoints().isEmpty());
     boolean hasId = original.reader().clusterId().isPresent();
     Statistics.label("cluster id set").collect(hasId);
     Statistics.label("endpoints").collect(hasEndpoints);
-    assertThat(SnapshotV3Test.version(snap) == 6).isEqualTo(hasEndpoints);
-    assertThat(SnapshotV3Test.version(snap) == 5).isEqualTo(hasId && !hasEndpoints);
+    Statistics.label("api keys").collect(hasKeys);
+    assertThat(SnapshotV3Test.version(snap) == 7).isEqualTo(hasKeys);
+    assertThat(SnapshotV3Test.version(snap) == 6).isEqualTo(hasEndpoints && !hasKeys);
+    assertThat(SnapshotV3Test.version(snap) == 5).isEqualTo(hasId && !hasEndpoints && !hasKeys);
+    assertThat(copy(snap, settings).reader().apiKeys()).isEqualTo(original.reader().apiKeys());
     assertThat(copy(snap, settings).reader().nodes()).isEqualTo(original.reader().nodes());
     MetaStateMachine copy = MetaStateMachine.restore(snap, settings);
     assertThat(copy.snapshot()).isEqualTo(snap);
