@@ -34,7 +34,10 @@ final class Access {
 
   static final Map<String, Need> BY_ROUTE =
       Map.ofEntries(
+          // Load balancers and orchestrators probe without a key.
           Map.entry("health", Need.OPEN),
+          Map.entry("health_live", Need.OPEN),
+          Map.entry("health_ready", Need.OPEN),
           Map.entry("metrics", Need.AUTHENTICATED),
           Map.entry("cluster_nodes", Need.AUTHENTICATED),
           Map.entry("namespace_list", Need.AUTHENTICATED),
