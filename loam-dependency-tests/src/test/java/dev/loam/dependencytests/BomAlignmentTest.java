@@ -30,6 +30,7 @@ class BomAlignmentTest {
           "net.jqwik:jqwik:jar",
           "org.assertj:assertj-core:jar",
           "org.slf4j:slf4j-simple:jar",
+          "com.code-intelligence:jazzer-junit:jar",
           // The host's (or Spring Boot's) Micrometer wins; loam-micrometer needs only 1.x.
           "io.micrometer:micrometer-core:jar");
 
