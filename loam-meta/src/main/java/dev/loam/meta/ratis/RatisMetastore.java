@@ -248,11 +248,6 @@ public final class RatisMetastore implements Metastore {
         ratis.maxAttempts(), td(ratis.retryInterval()));
   }
 
-  /**
-   * A Ratis client for proposals and read indexes, addressed to the voters of the configuration
-   * this replica knows now (the settings' voters until it has joined; a membership change is picked
-   * up by the next client).
-   */
   /** The proposal client, built on first use; fails UNAVAILABLE once the replica is closed. */
   private RaftClient client() {
     RaftClient c = client;
@@ -264,13 +259,20 @@ public final class RatisMetastore implements Metastore {
         throw new LoamException(Kind.UNAVAILABLE, "metastore is closed peer=" + localId);
       }
       if (client == null) {
-        client = newClient();
+        client = newClient(true);
       }
       return client;
     }
   }
 
-  private RaftClient newClient() {
+  /**
+   * A Ratis client for proposals and read indexes, addressed to the voters of the configuration
+   * this replica knows now (the settings' voters until it has joined; a membership change is picked
+   * up by the next client). With {@code toKnownLeader}, its first request goes to the leader this
+   * replica knows, if that is one of those voters; a client that replaces a failed one is built
+   * without it, since the leader this replica still names may be the one that failed or left.
+   */
+  private RaftClient newClient(boolean toKnownLeader) {
     List<RaftPeer> voters = new ArrayList<>();
     try {
       voters.addAll(server.getDivision(groupId).getRaftConf().getCurrentPeers());
@@ -292,7 +294,11 @@ public final class RatisMetastore implements Metastore {
             .setRaftGroup(RaftGroup.valueOf(groupId, voters))
             // Every retry of one call keeps its call id, so the server's retry cache dedupes it.
             .setRetryPolicy(retryPolicy());
-    knownLeader().ifPresent(b::setLeaderId);
+    if (toKnownLeader) {
+      knownLeader()
+          .filter(l -> voters.stream().anyMatch(v -> v.getId().equals(l)))
+          .ifPresent(b::setLeaderId);
+    }
     return b.build();
   }
 
@@ -310,7 +316,7 @@ public final class RatisMetastore implements Metastore {
       if (closed || client != failed) {
         return;
       }
-      client = newClient();
+      client = newClient(false);
       retiredClients.add(failed);
     }
     LOG.info(
