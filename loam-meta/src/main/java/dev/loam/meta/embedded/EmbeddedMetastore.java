@@ -12,15 +12,10 @@ import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.state.MetaStateMachine;
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -85,8 +80,8 @@ public final class EmbeddedMetastore implements Metastore {
   private final InstantSource clock;
   private final Executor executor;
   private final long maxFutureStampMillis;
-  private final FileChannel lockChannel;
-  private final FileLock fileLock;
+  private final MetaDisk disk;
+  private final Closeable dirLock;
   private final MetaStateMachine machine;
 
   /** Guards {@link #machine}: apply takes the write lock, {@link #read} the read lock. */
@@ -106,7 +101,7 @@ public final class EmbeddedMetastore implements Metastore {
   private volatile LoamException failure;
 
   // Owned by the drain task (under drainLock).
-  private FileChannel logChannel;
+  private MetaDisk.LogFile logChannel;
   private Path logPath;
   private long lastLoggedIndex;
   private long lastSnapshotIndex;
@@ -122,8 +117,8 @@ public final class EmbeddedMetastore implements Metastore {
       Options options,
       InstantSource clock,
       Executor executor,
-      FileChannel lockChannel,
-      FileLock fileLock,
+      MetaDisk disk,
+      Closeable dirLock,
       Recovery.Result recovered) {
     this.dir = dir;
     this.settings = settings;
@@ -131,10 +126,10 @@ public final class EmbeddedMetastore implements Metastore {
     this.clock = clock;
     this.executor = executor;
     this.maxFutureStampMillis = settings.maxFutureStamp().toMillis();
-    this.lockChannel = lockChannel;
-    this.fileLock = fileLock;
+    this.disk = disk;
+    this.dirLock = dirLock;
     this.machine = recovered.machine();
-    this.logChannel = recovered.logChannel();
+    this.logChannel = recovered.logFile();
     this.logPath = recovered.logPath();
     this.lastLoggedIndex = machine.appliedIndex();
     this.lastSnapshotIndex = recovered.snapshotIndex();
@@ -152,34 +147,37 @@ public final class EmbeddedMetastore implements Metastore {
    */
   public static EmbeddedMetastore open(
       Path dir, MetaSettings settings, Options options, InstantSource clock, Executor executor) {
+    return open(dir, settings, options, clock, executor, LocalDisk.INSTANCE);
+  }
+
+  /** {@link #open(Path, MetaSettings, Options, InstantSource, Executor)} on {@code disk}. */
+  static EmbeddedMetastore open(
+      Path dir,
+      MetaSettings settings,
+      Options options,
+      InstantSource clock,
+      Executor executor,
+      MetaDisk disk) {
     Objects.requireNonNull(dir, "dir");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(executor, "executor");
-    FileChannel lockChannel = null;
-    FileLock lock = null;
+    Closeable lock = null;
     try {
-      Files.createDirectories(dir);
-      lockChannel =
-          FileChannel.open(
-              dir.resolve(LogFiles.LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      try {
-        lock = lockChannel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        lock = null; // held by another instance in this JVM
-      }
+      disk.createDirectories(dir);
+      lock = disk.tryLock(dir.resolve(LogFiles.LOCK_FILE));
       if (lock == null) {
         throw new LoamException(
             Kind.UNAVAILABLE, "metastore directory is already open elsewhere dir=" + dir);
       }
-      Recovery.Result r = Recovery.run(dir, settings);
-      return new EmbeddedMetastore(dir, settings, options, clock, executor, lockChannel, lock, r);
+      Recovery.Result r = Recovery.run(disk, dir, settings);
+      return new EmbeddedMetastore(dir, settings, options, clock, executor, disk, lock, r);
     } catch (IOException e) {
-      closeQuietly(lockChannel);
+      closeQuietly(lock);
       throw new LoamException(Kind.UNAVAILABLE, "cannot open metastore dir=" + dir, e);
     } catch (RuntimeException e) {
-      closeQuietly(lockChannel);
+      closeQuietly(lock);
       throw e;
     }
   }
@@ -348,12 +346,7 @@ public final class EmbeddedMetastore implements Metastore {
     drainLock.lock();
     try {
       closeQuietly(logChannel);
-      try {
-        fileLock.release();
-      } catch (IOException e) {
-        LOG.warn("cannot release metastore lock dir={}", dir, e);
-      }
-      closeQuietly(lockChannel);
+      closeQuietly(dirLock);
     } finally {
       drainLock.unlock();
     }
@@ -419,10 +412,10 @@ public final class EmbeddedMetastore implements Metastore {
         LogFiles.writeFrame(buf, index++, p.payload());
       }
       buf.flip();
-      LogFiles.writeFully(logChannel, buf);
+      logChannel.write(buf);
       // One force per batch: the group commit. Acks follow it, so an unforced frame was never
       // acknowledged and recovery may drop it.
-      logChannel.force(false);
+      logChannel.force();
     } catch (IOException | RuntimeException e) {
       fail("log write failed file=" + logPath, e);
       LoamException err =
@@ -499,39 +492,30 @@ public final class EmbeddedMetastore implements Metastore {
     byte[] bytes = machine.snapshot();
     Path target = dir.resolve(LogFiles.snapshotName(index));
     Path tmp = dir.resolve(LogFiles.snapshotName(index) + LogFiles.TMP_SUFFIX);
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      LogFiles.writeFully(ch, ByteBuffer.wrap(bytes));
-      ch.force(true);
-    }
-    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-    LogFiles.fsyncDirectory(dir);
+    disk.writeDurably(tmp, bytes);
+    disk.moveAtomically(tmp, target);
+    disk.syncDirectory(dir);
     lastSnapshotIndex = index;
 
     // Roll: the next frame starts a new file, so every older file is wholly covered.
     Path next = dir.resolve(LogFiles.logName(index + 1));
-    FileChannel nextChannel =
-        FileChannel.open(next, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    FileChannel old = logChannel;
+    MetaDisk.LogFile nextChannel = disk.open(next, true);
+    MetaDisk.LogFile old = logChannel;
     logChannel = nextChannel;
     logPath = next;
     closeQuietly(old);
-    LogFiles.fsyncDirectory(dir);
-    for (Map.Entry<Long, Path> e : LogFiles.logs(dir).entrySet()) {
+    disk.syncDirectory(dir);
+    for (Map.Entry<Long, Path> e : LogFiles.logs(disk, dir).entrySet()) {
       if (e.getKey() <= index) {
-        Files.deleteIfExists(e.getValue());
+        disk.deleteIfExists(e.getValue());
       }
     }
-    for (Map.Entry<Long, Path> e : LogFiles.snapshots(dir).entrySet()) {
+    for (Map.Entry<Long, Path> e : LogFiles.snapshots(disk, dir).entrySet()) {
       if (e.getKey() < index) {
-        Files.deleteIfExists(e.getValue());
+        disk.deleteIfExists(e.getValue());
       }
     }
-    LogFiles.fsyncDirectory(dir);
+    disk.syncDirectory(dir);
     LOG.debug("metastore snapshot written index={} bytes={} dir={}", index, bytes.length, dir);
   }
 
@@ -555,7 +539,7 @@ public final class EmbeddedMetastore implements Metastore {
     return settings;
   }
 
-  private static void closeQuietly(FileChannel ch) {
+  private static void closeQuietly(Closeable ch) {
     if (ch == null) {
       return;
     }

@@ -1,13 +1,8 @@
 package dev.loam.meta.embedded;
 
-import dev.loam.error.CorruptionException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -42,33 +37,33 @@ final class LogFiles {
   }
 
   /** Log files by first index. */
-  static TreeMap<Long, Path> logs(Path dir) throws IOException {
-    return list(dir, LOG_NAME);
+  static TreeMap<Long, Path> logs(MetaDisk disk, Path dir) throws IOException {
+    return list(disk, dir, LOG_NAME);
   }
 
   /** Snapshot files by index. */
-  static TreeMap<Long, Path> snapshots(Path dir) throws IOException {
-    return list(dir, SNAPSHOT_NAME);
+  static TreeMap<Long, Path> snapshots(MetaDisk disk, Path dir) throws IOException {
+    return list(disk, dir, SNAPSHOT_NAME);
   }
 
-  private static TreeMap<Long, Path> list(Path dir, Pattern p) throws IOException {
+  private static TreeMap<Long, Path> list(MetaDisk disk, Path dir, Pattern p) throws IOException {
     TreeMap<Long, Path> out = new TreeMap<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-      for (Path f : ds) {
-        Matcher m = p.matcher(f.getFileName().toString());
-        if (m.matches()) {
-          out.put(Long.parseLong(m.group(1)), f);
-        }
+    for (String name : disk.list(dir)) {
+      Matcher m = p.matcher(name);
+      if (m.matches()) {
+        out.put(Long.parseLong(m.group(1)), dir.resolve(name));
       }
     }
     return out;
   }
 
   /** Leftover temporary files of an interrupted snapshot write. */
-  static List<Path> tempFiles(Path dir) throws IOException {
+  static List<Path> tempFiles(MetaDisk disk, Path dir) throws IOException {
     List<Path> out = new ArrayList<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + TMP_SUFFIX)) {
-      ds.forEach(out::add);
+    for (String name : disk.list(dir)) {
+      if (name.endsWith(TMP_SUFFIX)) {
+        out.add(dir.resolve(name));
+      }
     }
     return out;
   }
@@ -111,31 +106,5 @@ final class LogFiles {
       }
     }
     return false;
-  }
-
-  static byte[] readRange(FileChannel ch, long from, int length) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(length);
-    long pos = from;
-    while (buf.hasRemaining()) {
-      int n = ch.read(buf, pos);
-      if (n < 0) {
-        throw new CorruptionException("unexpected end of file position=" + pos);
-      }
-      pos += n;
-    }
-    return buf.array();
-  }
-
-  static void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
-    while (buf.hasRemaining()) {
-      ch.write(buf);
-    }
-  }
-
-  /** Makes renames, creations and deletions in {@code dir} durable. */
-  static void fsyncDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
   }
 }

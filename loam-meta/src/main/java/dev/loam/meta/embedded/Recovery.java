@@ -7,11 +7,9 @@ import dev.loam.meta.command.Command;
 import dev.loam.meta.state.MetaStateMachine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,18 +29,21 @@ final class Recovery {
   private static final int MAX_TAIL_SCAN_BYTES = 256 << 20;
 
   record Result(
-      MetaStateMachine machine, FileChannel logChannel, Path logPath, long snapshotIndex) {}
+      MetaStateMachine machine, MetaDisk.LogFile logFile, Path logPath, long snapshotIndex) {}
+
+  /** Bytes read from a log file at a time during replay. */
+  private static final int READ_WINDOW_BYTES = 1 << 20;
 
   private Recovery() {}
 
-  static Result run(Path dir, MetaSettings settings) throws IOException {
-    for (Path tmp : LogFiles.tempFiles(dir)) {
+  static Result run(MetaDisk disk, Path dir, MetaSettings settings) throws IOException {
+    for (Path tmp : LogFiles.tempFiles(disk, dir)) {
       // An interrupted snapshot write: never renamed, so never relied upon.
-      Files.deleteIfExists(tmp);
+      disk.deleteIfExists(tmp);
     }
     MetaStateMachine machine;
     long snapshotIndex = 0;
-    TreeMap<Long, Path> snapshots = LogFiles.snapshots(dir);
+    TreeMap<Long, Path> snapshots = LogFiles.snapshots(disk, dir);
     if (snapshots.isEmpty()) {
       machine = new MetaStateMachine(settings);
     } else {
@@ -50,7 +51,12 @@ final class Recovery {
       // fsynced, and the log it covers is deleted right after, so a damaged newest snapshot
       // cannot be replaced by an older one plus the log: it is reported, never skipped.
       Map.Entry<Long, Path> newest = snapshots.lastEntry();
-      byte[] bytes = Files.readAllBytes(newest.getValue());
+      long snapshotBytes = disk.size(newest.getValue());
+      if (snapshotBytes > Integer.MAX_VALUE) {
+        throw new CorruptionException(
+            "metastore snapshot too large bytes=" + snapshotBytes + " file=" + newest.getValue());
+      }
+      byte[] bytes = disk.read(newest.getValue(), 0, (int) snapshotBytes);
       try {
         machine = MetaStateMachine.restore(bytes, settings);
       } catch (CorruptionException e) {
@@ -67,7 +73,7 @@ final class Recovery {
       snapshotIndex = newest.getKey();
     }
 
-    TreeMap<Long, Path> logs = LogFiles.logs(dir);
+    TreeMap<Long, Path> logs = LogFiles.logs(disk, dir);
     List<Map.Entry<Long, Path>> files = new ArrayList<>(logs.entrySet());
     long expected = snapshotIndex + 1;
     Path lastPath = null;
@@ -78,26 +84,26 @@ final class Recovery {
       boolean last = i == files.size() - 1;
       if (!last && files.get(i + 1).getKey() <= expected) {
         // Wholly covered by the snapshot: left over from an interrupted clean-up.
-        Files.deleteIfExists(file);
+        disk.deleteIfExists(file);
         continue;
       }
       if (first > expected) {
         throw new CorruptionException(
             "metastore log has a gap expectedIndex=" + expected + " file=" + file);
       }
-      long[] scan = replayFile(file, first, last, machine, expected);
+      long[] scan = replayFile(disk, file, first, last, machine, expected);
       expected = scan[0];
       lastPath = file;
       lastValidLength = scan[1];
     }
 
-    FileChannel channel;
+    MetaDisk.LogFile channel;
     if (lastPath == null) {
       lastPath = dir.resolve(LogFiles.logName(expected));
-      channel = FileChannel.open(lastPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      LogFiles.fsyncDirectory(dir);
+      channel = disk.open(lastPath, true);
+      disk.syncDirectory(dir);
     } else {
-      channel = FileChannel.open(lastPath, StandardOpenOption.WRITE);
+      channel = disk.open(lastPath, false);
       if (channel.size() > lastValidLength) {
         LOG.warn(
             "truncating a torn tail of the metastore log file={} validBytes={} fileBytes={}",
@@ -105,7 +111,7 @@ final class Recovery {
             lastValidLength,
             channel.size());
         channel.truncate(lastValidLength);
-        channel.force(true);
+        channel.force();
       }
       channel.position(lastValidLength);
     }
@@ -117,91 +123,123 @@ final class Recovery {
    * index and the length of the valid prefix of the file.
    */
   private static long[] replayFile(
-      Path file, long firstIndex, boolean lastFile, MetaStateMachine machine, long expected)
+      MetaDisk disk,
+      Path file,
+      long firstIndex,
+      boolean lastFile,
+      MetaStateMachine machine,
+      long expected)
       throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      long size = ch.size();
-      long pos = 0;
-      long frameIndex = firstIndex;
-      ByteBuffer header = ByteBuffer.allocate(LogFiles.FRAME_HEADER_BYTES);
-      while (pos < size) {
-        String damage = null;
-        byte[] payload = null;
-        long index = -1;
-        if (size - pos < LogFiles.FRAME_HEADER_BYTES) {
-          damage = "incomplete frame header";
+    Window ch = new Window(disk, file);
+    long size = ch.size;
+    long pos = 0;
+    long frameIndex = firstIndex;
+    ByteBuffer header = ByteBuffer.allocate(LogFiles.FRAME_HEADER_BYTES);
+    while (pos < size) {
+      String damage = null;
+      byte[] payload = null;
+      long index = -1;
+      if (size - pos < LogFiles.FRAME_HEADER_BYTES) {
+        damage = "incomplete frame header";
+      } else {
+        header.clear();
+        header.put(ch.read(pos, LogFiles.FRAME_HEADER_BYTES)).flip();
+        int len = header.getInt(0);
+        int crc = header.getInt(4);
+        index = header.getLong(8);
+        if (len < 0 || len > LogFiles.MAX_FRAME_PAYLOAD) {
+          damage = "bad frame length=" + len;
+        } else if (pos + LogFiles.FRAME_HEADER_BYTES + len > size) {
+          damage = "incomplete frame length=" + len;
         } else {
-          header.clear();
-          header.put(LogFiles.readRange(ch, pos, LogFiles.FRAME_HEADER_BYTES)).flip();
-          int len = header.getInt(0);
-          int crc = header.getInt(4);
-          index = header.getLong(8);
-          if (len < 0 || len > LogFiles.MAX_FRAME_PAYLOAD) {
-            damage = "bad frame length=" + len;
-          } else if (pos + LogFiles.FRAME_HEADER_BYTES + len > size) {
-            damage = "incomplete frame length=" + len;
-          } else {
-            payload = LogFiles.readRange(ch, pos + LogFiles.FRAME_HEADER_BYTES, len);
-            if (crc != LogFiles.frameCrc(index, payload, 0, len)) {
-              damage = "frame checksum mismatch";
-            }
+          payload = ch.read(pos + LogFiles.FRAME_HEADER_BYTES, len);
+          if (crc != LogFiles.frameCrc(index, payload, 0, len)) {
+            damage = "frame checksum mismatch";
           }
         }
-        if (damage != null) {
-          if (!lastFile) {
-            throw new CorruptionException(
-                "metastore log frame damaged in a sealed file: "
-                    + damage
-                    + " file="
-                    + file
-                    + " position="
-                    + pos);
-          }
-          if (size - pos > MAX_TAIL_SCAN_BYTES
-              || LogFiles.validFrameAfter(
-                  LogFiles.readRange(ch, pos, (int) (size - pos)), 1, frameIndex)) {
-            throw new CorruptionException(
-                "metastore log frame damaged before valid frames: "
-                    + damage
-                    + " file="
-                    + file
-                    + " position="
-                    + pos
-                    + " index="
-                    + frameIndex);
-          }
-          return new long[] {expected, pos}; // a torn tail: never acknowledged
-        }
-        // A frame with a good checksum must be the next one; anything else is not a torn write.
-        if (index != frameIndex) {
+      }
+      if (damage != null) {
+        if (!lastFile) {
           throw new CorruptionException(
-              "metastore log frame out of sequence index="
-                  + index
-                  + " expectedIndex="
-                  + frameIndex
+              "metastore log frame damaged in a sealed file: "
+                  + damage
                   + " file="
                   + file
                   + " position="
                   + pos);
         }
-        if (index >= expected) {
-          if (index != expected) {
-            throw new CorruptionException(
-                "metastore log has a gap index=" + index + " expectedIndex=" + expected);
-          }
-          Command c;
-          try {
-            c = CommandCodec.decode(payload);
-          } catch (CorruptionException e) {
-            throw new CorruptionException(e.getMessage() + " file=" + file + " index=" + index, e);
-          }
-          machine.apply(index, c);
-          expected = index + 1;
+        if (size - pos > MAX_TAIL_SCAN_BYTES
+            || LogFiles.validFrameAfter(ch.read(pos, (int) (size - pos)), 1, frameIndex)) {
+          throw new CorruptionException(
+              "metastore log frame damaged before valid frames: "
+                  + damage
+                  + " file="
+                  + file
+                  + " position="
+                  + pos
+                  + " index="
+                  + frameIndex);
         }
-        frameIndex++;
-        pos += LogFiles.FRAME_HEADER_BYTES + payload.length;
+        return new long[] {expected, pos}; // a torn tail: never acknowledged
       }
-      return new long[] {expected, pos};
+      // A frame with a good checksum must be the next one; anything else is not a torn write.
+      if (index != frameIndex) {
+        throw new CorruptionException(
+            "metastore log frame out of sequence index="
+                + index
+                + " expectedIndex="
+                + frameIndex
+                + " file="
+                + file
+                + " position="
+                + pos);
+      }
+      if (index >= expected) {
+        if (index != expected) {
+          throw new CorruptionException(
+              "metastore log has a gap index=" + index + " expectedIndex=" + expected);
+        }
+        Command c;
+        try {
+          c = CommandCodec.decode(payload);
+        } catch (CorruptionException e) {
+          throw new CorruptionException(e.getMessage() + " file=" + file + " index=" + index, e);
+        }
+        machine.apply(index, c);
+        expected = index + 1;
+      }
+      frameIndex++;
+      pos += LogFiles.FRAME_HEADER_BYTES + payload.length;
+    }
+    return new long[] {expected, pos};
+  }
+
+  /** Sequential reads of one file through a buffer of {@link #READ_WINDOW_BYTES}. */
+  private static final class Window {
+    private final MetaDisk disk;
+    private final Path file;
+    final long size;
+    private byte[] buf = new byte[0];
+    private long bufStart;
+
+    Window(MetaDisk disk, Path file) throws IOException {
+      this.disk = disk;
+      this.file = file;
+      this.size = disk.size(file);
+    }
+
+    byte[] read(long position, int length) throws IOException {
+      if (position < bufStart || position + length > bufStart + buf.length) {
+        int want = (int) Math.min(Math.max(length, READ_WINDOW_BYTES), size - position);
+        if (want < length) {
+          throw new CorruptionException(
+              "unexpected end of file position=" + position + " file=" + file);
+        }
+        buf = disk.read(file, position, want);
+        bufStart = position;
+      }
+      int from = (int) (position - bufStart);
+      return Arrays.copyOfRange(buf, from, from + length);
     }
   }
 }

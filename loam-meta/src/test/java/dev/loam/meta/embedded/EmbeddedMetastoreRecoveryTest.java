@@ -118,7 +118,7 @@ class EmbeddedMetastoreRecoveryTest {
   }
 
   private Path onlyLog() throws IOException {
-    Map<Long, Path> logs = LogFiles.logs(dir);
+    Map<Long, Path> logs = LogFiles.logs(LocalDisk.INSTANCE, dir);
     assertThat(logs).hasSize(1);
     return logs.values().iterator().next();
   }
@@ -210,8 +210,8 @@ class EmbeddedMetastoreRecoveryTest {
     long id = populate(20);
     assertThat(ms.lastSnapshotIndex()).isEqualTo(20);
     // Covered log files and older snapshots are gone.
-    assertThat(LogFiles.snapshots(dir).keySet()).containsExactly(20L);
-    assertThat(LogFiles.logs(dir).keySet()).containsExactly(21L);
+    assertThat(LogFiles.snapshots(LocalDisk.INSTANCE, dir).keySet()).containsExactly(20L);
+    assertThat(LogFiles.logs(LocalDisk.INSTANCE, dir).keySet()).containsExactly(21L);
     propose(commit(id));
     propose(commit(id));
     List<IndexEntry> before = entries(id);
@@ -225,7 +225,7 @@ class EmbeddedMetastoreRecoveryTest {
       propose(commit(id));
     }
     assertThat(ms.lastSnapshotIndex()).isEqualTo(30);
-    assertThat(LogFiles.logs(dir).keySet()).containsExactly(31L);
+    assertThat(LogFiles.logs(LocalDisk.INSTANCE, dir).keySet()).containsExactly(31L);
     long hw = highWatermark(id);
     reopen(every5);
     assertThat(highWatermark(id)).isEqualTo(hw).isEqualTo(2L * 29);
@@ -307,7 +307,7 @@ class EmbeddedMetastoreRecoveryTest {
     populate(3);
     ms.close();
     ms = null;
-    Path snap = LogFiles.snapshots(dir).lastEntry().getValue();
+    Path snap = LogFiles.snapshots(LocalDisk.INSTANCE, dir).lastEntry().getValue();
     byte[] bytes = Files.readAllBytes(snap);
     bytes[bytes.length / 2] ^= 1;
     Files.write(snap, bytes);
