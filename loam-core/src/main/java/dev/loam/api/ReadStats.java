@@ -32,6 +32,8 @@ package dev.loam.api;
  * @param walReadAheadBytes Bytes of WAL objects the read-ahead memory holds now.
  * @param diskCacheBytes Bytes the disk cache holds now (files, headers included).
  * @param diskCacheEntries Ranges the disk cache holds now (0 until its start-up scan ends).
+ * @param objectGetRetries GETs (data and segment indexes) repeated after the store refused them as
+ *     transient: throttling, a 5xx, a reset connection.
  */
 public record ReadStats(
     long tailHits,
@@ -51,4 +53,5 @@ public record ReadStats(
     long walReadAheadEvictions,
     long walReadAheadBytes,
     long diskCacheBytes,
-    long diskCacheEntries) {}
+    long diskCacheEntries,
+    long objectGetRetries) {}

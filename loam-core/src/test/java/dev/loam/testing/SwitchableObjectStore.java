@@ -11,10 +11,15 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-/** A store that can be switched off: while down, every call fails UNAVAILABLE (a lost zone). */
+/**
+ * A store that can be switched off: while down, every call fails UNAVAILABLE (a lost zone). It can
+ * also throttle reads: the next N GETs fail as S3's "503 Slow Down" does.
+ */
 public final class SwitchableObjectStore implements ObjectStore {
   private final ObjectStore delegate;
   private volatile boolean down;
+  private final java.util.concurrent.atomic.AtomicInteger throttledReads =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   public SwitchableObjectStore(ObjectStore delegate) {
     this.delegate = delegate;
@@ -22,6 +27,19 @@ public final class SwitchableObjectStore implements ObjectStore {
 
   public void down(boolean d) {
     this.down = d;
+  }
+
+  /** The next {@code n} GETs (whole, ranged or tail) fail with a transient throttling error. */
+  public void throttleNextReads(int n) {
+    throttledReads.set(n);
+  }
+
+  private <T> CompletableFuture<T> read(Supplier<CompletableFuture<T>> op) {
+    if (throttledReads.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      return CompletableFuture.failedFuture(
+          new StoreUnavailableException("503 Slow Down: reduce your request rate (test)"));
+    }
+    return call(op);
   }
 
   public ObjectStore delegate() {
@@ -46,17 +64,17 @@ public final class SwitchableObjectStore implements ObjectStore {
 
   @Override
   public CompletableFuture<byte[]> get(String key) {
-    return call(() -> delegate.get(key));
+    return read(() -> delegate.get(key));
   }
 
   @Override
   public CompletableFuture<byte[]> get(String key, long offset, int length) {
-    return call(() -> delegate.get(key, offset, length));
+    return read(() -> delegate.get(key, offset, length));
   }
 
   @Override
   public CompletableFuture<TailRead> getTail(String key, int length) {
-    return call(() -> delegate.getTail(key, length));
+    return read(() -> delegate.getTail(key, length));
   }
 
   @Override

@@ -144,6 +144,12 @@ public final class LoamNodeMetrics implements MeterBinder {
         ReadStats::objectGets);
     readCounter(
         r,
+        "read.object.get.retries",
+        null,
+        "Object-store GETs repeated after a transient refusal (throttling, 5xx, reset)",
+        ReadStats::objectGetRetries);
+    readCounter(
+        r,
         "read.object.get.bytes",
         BaseUnits.BYTES,
         "Bytes returned by object-store GETs of the read path",

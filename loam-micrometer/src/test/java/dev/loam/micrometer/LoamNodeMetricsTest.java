@@ -74,7 +74,7 @@ class LoamNodeMetricsTest {
       new LoamNodeMetrics(node, Tags.of("service", "orders")).bindTo(registry);
 
       List<Meter> meters = registry.getMeters();
-      assertThat(meters).hasSize(25);
+      assertThat(meters).hasSize(26);
       for (Meter m : meters) {
         assertThat(m.getId().getName()).startsWith(LoamNodeMetrics.PREFIX);
         assertThat(m.getId().getDescription()).isNotBlank();

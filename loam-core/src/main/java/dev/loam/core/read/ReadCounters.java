@@ -17,6 +17,7 @@ public final class ReadCounters {
   private final LongAdder diskEvictions = new LongAdder();
   private final LongAdder objectGets = new LongAdder();
   private final LongAdder objectGetBytes = new LongAdder();
+  private final LongAdder objectGetRetries = new LongAdder();
   private final LongAdder coalescedWaits = new LongAdder();
   private final LongAdder segmentIndexGets = new LongAdder();
   private final LongAdder segmentIndexHits = new LongAdder();
@@ -55,6 +56,10 @@ public final class ReadCounters {
   void objectGet(long bytes) {
     objectGets.increment();
     objectGetBytes.add(bytes);
+  }
+
+  void objectGetRetry() {
+    objectGetRetries.increment();
   }
 
   void coalescedWait() {
@@ -132,6 +137,11 @@ public final class ReadCounters {
     return objectGetBytes.sum();
   }
 
+  /** GETs repeated after the store refused them as transient (throttling, 5xx, reset). */
+  public long objectGetRetries() {
+    return objectGetRetries.sum();
+  }
+
   /** Loads that shared a GET (or disk read) already in flight instead of starting their own. */
   public long coalescedWaits() {
     return coalescedWaits.sum();
@@ -200,6 +210,8 @@ public final class ReadCounters {
         + diskCorrupt()
         + " objectGets="
         + objectGets()
+        + " objectGetRetries="
+        + objectGetRetries()
         + " coalescedWaits="
         + coalescedWaits()
         + " segmentIndexGets="
@@ -241,6 +253,7 @@ public final class ReadCounters {
         walReadAheadEvictions(),
         walReadAheadBytes(),
         diskCacheBytes(),
-        diskCacheEntries());
+        diskCacheEntries(),
+        objectGetRetries());
   }
 }

@@ -64,6 +64,7 @@ public final class ReadPath {
   private final DiskCache diskCache;
   private final ReadCounters stats;
   private final GetCoalescer coalescer;
+  private final TransientRetry retry;
   private final WalGetMerger walMerger;
   private final WalReadAhead readAhead;
   private final SegmentIndexCache segmentIndexes;
@@ -119,11 +120,13 @@ public final class ReadPath {
     this.stats = stats;
     this.blockBytes = blockBytes;
     this.coalescer = new GetCoalescer(MAX_COALESCED_IN_FLIGHT, stats);
+    this.retry = new TransientRetry(delayer, stats);
     this.readAhead = walReadAheadBytes > 0 ? new WalReadAhead(walReadAheadBytes, stats) : null;
     this.walMerger =
         new WalGetMerger(
             this::rawGet, stats, WAL_MERGE_MAX_SPAN, delayer, walWindowMicros, readAhead);
-    this.segmentIndexes = new SegmentIndexCache(store, stats, segmentIndexCacheBytes, blockBytes);
+    this.segmentIndexes =
+        new SegmentIndexCache(store, stats, segmentIndexCacheBytes, blockBytes, retry);
   }
 
   /**
@@ -343,7 +346,8 @@ public final class ReadPath {
   }
 
   private CompletableFuture<byte[]> getFromStore(String key, long offset, int length) {
-    return checked(key, offset, length, ObjectLayout.isWal(key) ? walMerger::get : this::rawGet);
+    WalGetMerger.Getter getter = ObjectLayout.isWal(key) ? walMerger::get : this::rawGet;
+    return retry.run(() -> checked(key, offset, length, getter));
   }
 
   /**

@@ -29,6 +29,7 @@ final class SegmentIndexCache {
   static final int TAIL_GUESS = 64 << 10;
 
   private final ObjectStore store;
+  private final TransientRetry retry;
   private final ReadCounters stats;
   private final long capacityBytes;
   private final int blockBytes;
@@ -46,7 +47,18 @@ final class SegmentIndexCache {
    *     many bytes (a larger batch is a block alone), the same for every reader of a segment
    */
   SegmentIndexCache(ObjectStore store, ReadCounters stats, long capacityBytes, int blockBytes) {
+    this(store, stats, capacityBytes, blockBytes, new TransientRetry(null, stats));
+  }
+
+  /** As above; transient store errors retried by {@code retry}. */
+  SegmentIndexCache(
+      ObjectStore store,
+      ReadCounters stats,
+      long capacityBytes,
+      int blockBytes,
+      TransientRetry retry) {
     this.store = store;
+    this.retry = retry;
     this.stats = stats;
     this.capacityBytes = capacityBytes;
     this.blockBytes = blockBytes;
@@ -66,7 +78,7 @@ final class SegmentIndexCache {
     }
     CompletableFuture<SegmentIndex> loaded;
     try {
-      loaded = load(key);
+      loaded = retry.run(() -> load(key));
     } catch (RuntimeException e) {
       loaded = CompletableFuture.failedFuture(e);
     }

@@ -213,6 +213,11 @@ public final class HttpMetrics {
           reads.objectGets());
       counter(
           b,
+          "loam_read_object_get_retries_total",
+          "Object-store GETs repeated after a transient refusal (throttling, 5xx, reset).",
+          reads.objectGetRetries());
+      counter(
+          b,
           "loam_read_object_get_bytes_total",
           "Bytes read from the object store.",
           reads.objectGetBytes());
