@@ -41,6 +41,11 @@ public class ForwardingMetastore implements Metastore {
   }
 
   @Override
+  public CompletableFuture<Void> awaitLatest() {
+    return delegate.awaitLatest();
+  }
+
+  @Override
   public void addApplyListener(ApplyListener listener) {
     delegate.addApplyListener(listener);
   }

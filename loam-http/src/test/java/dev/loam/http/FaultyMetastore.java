@@ -86,6 +86,11 @@ final class FaultyMetastore implements Metastore {
   }
 
   @Override
+  public CompletableFuture<Void> awaitLatest() {
+    return delegate.awaitLatest();
+  }
+
+  @Override
   public void addApplyListener(ApplyListener listener) {
     delegate.addApplyListener(listener);
   }

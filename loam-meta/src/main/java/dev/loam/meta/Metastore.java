@@ -46,6 +46,17 @@ public interface Metastore extends AutoCloseable {
   CompletableFuture<Void> awaitApplied(long index);
 
   /**
+   * Completes once this replica has applied every command committed anywhere before this call: a
+   * read barrier (Raft's read index). For the rare answers a node must not give from a state that
+   * may be behind, such as telling a reader its offset is past the end. Fails UNAVAILABLE when no
+   * leader can confirm the index. The default, for a metastore that is its only replica, completes
+   * at once.
+   */
+  default CompletableFuture<Void> awaitLatest() {
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /**
    * Why this replica cannot commit now, or empty while it can (a momentary, cheap view that never
    * blocks): for example closed, stopped after a failure, or no metastore majority reachable. The
    * node's readiness ({@code LoamNode.health()}) and its WAL writers read it: a writer proposes no

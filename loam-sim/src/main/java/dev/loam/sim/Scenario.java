@@ -14,6 +14,8 @@ import java.util.SplittableRandom;
  *
  * @param tailCache whether the nodes have a tail cache (off forces reads through the store)
  * @param express whether the run has the three zonal stores of the express class
+ * @param replicaLag how late each node's metastore replica applies the leader's log (with faults:
+ *     up to 0–40 ms per command, and now and then a stall of up to 0.2–3 s; none without)
  */
 record Scenario(
     SimObjectStore.Faults storeFaults,
@@ -21,7 +23,8 @@ record Scenario(
     boolean tailCache,
     OwnershipSettings ownership,
     NodeSettings settings,
-    boolean express) {
+    boolean express,
+    SimReplica.Lag replicaLag) {
 
   /** Draws a scenario; without faults the probabilities are zero, the settings still drawn. */
   static Scenario draw(SplittableRandom plan, boolean faults) {
@@ -67,12 +70,18 @@ record Scenario(
             .gcGracePeriod(Duration.ofSeconds(10))
             .build();
     boolean express = plan.nextBoolean();
-    return new Scenario(sf, mf, tailCache, ownership, settings, express);
+    // Drawn last, so that every earlier draw of a seed is what it was before replicas lagged.
+    SimReplica.Lag lag =
+        faults
+            ? new SimReplica.Lag(
+                plan.nextInt(41), plan.nextDouble() * 0.002, 200 + plan.nextInt(2_800))
+            : SimReplica.Lag.none();
+    return new Scenario(sf, mf, tailCache, ownership, settings, express, lag);
   }
 
   /** The fault schedule's first line. */
   String faultsLine() {
-    return "faults " + storeFaults + " " + metaFaults;
+    return "faults " + storeFaults + " " + metaFaults + " " + replicaLag;
   }
 
   /** The fault schedule's second line. */

@@ -36,6 +36,7 @@ public final class SimCluster {
     LoamNode node;
     int incarnation;
     SimScheduler.Process process;
+    SimReplica replica;
 
     /** When this node last started or resumed: a death verdict soon after is explainable. */
     long disturbedAtNanos;
@@ -89,6 +90,7 @@ public final class SimCluster {
   private final SimObjectStore store;
   private final List<SimObjectStore> zones;
   private final SimMetastore meta;
+  private final SimReplica.Lag replicaLag;
   private final NodeSettings settings;
   private final OwnershipSettings ownershipSettings;
   private final SplittableRandom workRandom;
@@ -103,6 +105,7 @@ public final class SimCluster {
       SimObjectStore store,
       List<SimObjectStore> zones,
       SimMetastore meta,
+      SimReplica.Lag replicaLag,
       NodeSettings settings,
       OwnershipSettings ownershipSettings,
       SplittableRandom workRandom) {
@@ -112,6 +115,7 @@ public final class SimCluster {
     this.store = store;
     this.zones = zones;
     this.meta = meta;
+    this.replicaLag = replicaLag;
     this.settings = settings;
     this.ownershipSettings = ownershipSettings;
     this.workRandom = workRandom;
@@ -146,6 +150,15 @@ public final class SimCluster {
   boolean start(Node n) {
     n.incarnation++;
     n.process = ctx.scheduler().process(n.id + "#" + n.incarnation);
+    if (n.replica != null) {
+      n.replica.detach();
+    }
+    n.replica =
+        meta.replica(
+            n.id + "#" + n.incarnation,
+            n.process,
+            Seeds.stream(ctx.seed(), "replica-" + n.id + "-" + n.incarnation),
+            replicaLag);
     n.disturbedAtNanos = clock.nanos();
     n.leaving = false;
     try {
@@ -160,7 +173,7 @@ public final class SimCluster {
       CompletableFuture<LoamNode> starting =
           b.nodeId(n.id)
               .objectStore(store)
-              .metastore(meta)
+              .metastore(n.replica)
               .clock(n.clock)
               .random(Seeds.stream(ctx.seed(), "node-" + n.id + "-" + n.incarnation))
               .scheduler(n.process)
@@ -184,6 +197,7 @@ public final class SimCluster {
       return true;
     } catch (LoamException e) {
       n.node = null;
+      n.replica.detach();
       trace.add("node start refused " + n.id + " kind=" + e.kind());
       ctx.count("nodeStartRefused");
       if (e.kind() == Kind.UNAVAILABLE || e.kind() == Kind.OUTCOME_UNKNOWN) {
@@ -217,6 +231,7 @@ public final class SimCluster {
     LoamNode old = n.node;
     n.node = null;
     old.crash();
+    n.replica.detach();
     restartAfter(n, downMillis);
   }
 
@@ -266,6 +281,7 @@ public final class SimCluster {
   /** The incarnation {@code n} closed gracefully; it is down until {@link #restartAfter}. */
   public void closed(Node n) {
     n.node = null;
+    n.replica.detach();
   }
 
   /** The clock of node {@code id} steps to {@code offset} from the true time. */

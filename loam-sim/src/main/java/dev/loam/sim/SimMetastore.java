@@ -25,8 +25,8 @@ import java.util.zip.CRC32C;
  * A simulated replicated metastore: one real {@link MetaStateMachine} applying commands in log
  * order, where the "log" is the order in which proposals reach the leader through the {@link
  * SimScheduler}. Every command goes through {@link CommandCodec} on its way into the log, as in a
- * real replica. All nodes share this one replica (replicas that lag each other are not simulated
- * yet).
+ * real replica. This is the leader's replica; each node reads through its own {@link SimReplica},
+ * which applies the same log late ({@link #replica}), as a Ratis follower does.
  *
  * <p>Faults, drawn from its own random stream: a proposal refused before logging (UNAVAILABLE), one
  * lost before logging whose caller hears OUTCOME_UNKNOWN, one applied whose answer is lost
@@ -72,6 +72,7 @@ public final class SimMetastore implements Metastore {
     public long delayed;
     public long futureStamp;
     public long leaderChanges;
+    public long replicaStalls;
 
     @Override
     public String toString() {
@@ -88,7 +89,9 @@ public final class SimMetastore implements Metastore {
           + " futureStampRefusals="
           + futureStamp
           + " leaderChanges="
-          + leaderChanges;
+          + leaderChanges
+          + " replicaStalls="
+          + replicaStalls;
     }
   }
 
@@ -102,6 +105,7 @@ public final class SimMetastore implements Metastore {
   private final Stats stats = new Stats();
   private final AppliedIndexWatch watch = new AppliedIndexWatch(0);
   private final long maxFutureStampMillis;
+  private final java.util.List<SimReplica> replicas = new java.util.ArrayList<>();
   private boolean faultsEnabled = true;
   private boolean closed;
 
@@ -141,6 +145,30 @@ public final class SimMetastore implements Metastore {
 
   public MetaSettings settings() {
     return settings;
+  }
+
+  /**
+   * A new replica for one node process, starting from the leader's state now and fed every command
+   * the leader applies from here on, each {@code lag} late.
+   */
+  public SimReplica replica(
+      String name,
+      java.util.concurrent.ScheduledExecutorService tasks,
+      SplittableRandom replicaRandom,
+      SimReplica.Lag lag) {
+    replicas.removeIf(SimReplica::isDetached);
+    SimReplica r =
+        new SimReplica(
+            this,
+            name,
+            clock,
+            tasks,
+            replicaRandom,
+            lag,
+            trace,
+            MetaStateMachine.restore(machine.snapshot(), settings));
+    replicas.add(r);
+    return r;
   }
 
   /**
@@ -250,6 +278,9 @@ public final class SimMetastore implements Metastore {
           throw e;
         });
     ready.forEach(w -> w.complete(null));
+    for (SimReplica r : replicas) {
+      r.deliver(index, encoded);
+    }
     Applied a = new Applied(index, outcome);
     if (lose) {
       stats.answerLost++;

@@ -142,7 +142,14 @@ public final class Simulation {
     // The zones join the list below, before any node starts.
     this.cluster =
         new SimCluster(
-            ctx, store, zones, meta, scenario.settings(), scenario.ownership(), workRandom);
+            ctx,
+            store,
+            zones,
+            meta,
+            scenario.replicaLag(),
+            scenario.settings(),
+            scenario.ownership(),
+            workRandom);
     this.checker = new Checker(clock, ms.maxFutureStamp().toMillis());
     // Listeners run in this order on every applied command: afterApply reads the ownership state
     // the OwnershipChecker has just taken.
@@ -204,6 +211,7 @@ public final class Simulation {
             .mapToLong(a -> a.values().size())
             .sum());
     ctx.put("fetchesChecked", checker.fetchesChecked());
+    ctx.put("readYourWritesChecked", checker.readYourWritesChecked());
     ctx.put("trimsJudged", retentionModel.trimsJudged());
     ctx.put("own.deaths", ownershipChecker.deaths());
     ctx.put("own.opens", ownershipChecker.opens());
@@ -357,5 +365,6 @@ public final class Simulation {
     ctx.put("meta.refused", meta.stats().refused);
     ctx.put("meta.futureStamp", meta.stats().futureStamp);
     ctx.put("meta.leaderChanges", meta.stats().leaderChanges);
+    ctx.put("meta.replicaStalls", meta.stats().replicaStalls);
   }
 }

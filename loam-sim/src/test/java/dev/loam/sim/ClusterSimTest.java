@@ -35,12 +35,14 @@ class ClusterSimTest {
    * fewer than two zones. Seeds 6690 and 7953 (a 10 000-seed run): a node whose clock was 90 s
    * behind renewed alone, without moving the metastore clock, and was declared dead when a node
    * with a true clock came back. Seed 8647 (the same run): a renewal delayed 2.2 s after a
-   * metastore election held every later one back, and a running node went 6 s without one.
+   * metastore election held every later one back, and a running node went 6 s without one. Seeds 26
+   * and 321 (the first run with lagging replicas): a node whose replica was behind called an offset
+   * another node had acknowledged out of range.
    */
   @Example
   void seedsThatFoundBugs() {
     for (long seed :
-        new long[] {6, 13, 26, 583, 2654, 4473835, -21558931878854L, 6690, 7953, 8647}) {
+        new long[] {6, 13, 26, 583, 2654, 4473835, -21558931878854L, 6690, 7953, 8647, 321}) {
       check(Simulation.run(seed));
     }
   }
@@ -57,6 +59,18 @@ class ClusterSimTest {
     assertThat(r.counts().get("trims.SIZE")).as(r.report()).isGreaterThanOrEqualTo(5L);
     assertThat(r.counts().get("trimsJudged")).isGreaterThan(0L);
     assertThat(r.counts().get("ackedTrimmedByRetention")).isGreaterThan(0L);
+  }
+
+  /**
+   * Replicas lag (seed 321 draws up to 40 ms a command) and reads with a consistency token are
+   * judged read-your-writes.
+   */
+  @Example
+  void replicasLagAndTokenReadsAreJudged() {
+    Simulation.Result r = Simulation.run(321);
+    check(r);
+    assertThat(r.faultSchedule()).anyMatch(l -> l.matches("faults .* lag\\{max=[1-9][0-9]*ms.*"));
+    assertThat(r.counts().get("readYourWritesChecked")).as(r.report()).isGreaterThan(10L);
   }
 
   /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */

@@ -189,9 +189,9 @@ public final class Fetcher {
         bounded.whenComplete((v, e) -> timer.cancel(false));
         applied = bounded;
       }
-      return applied.thenComposeAsync(v -> fetchOnce(req, collector), scheduler);
+      return applied.thenComposeAsync(v -> fetchOnce(req, collector, false), scheduler);
     }
-    return fetchOnce(req, collector);
+    return fetchOnce(req, collector, false);
   }
 
   private record FetchRequest(
@@ -256,7 +256,12 @@ public final class Fetcher {
         });
   }
 
-  private <R> CompletableFuture<R> fetchOnce(FetchRequest q, Supplier<Collector<R>> collector) {
+  /**
+   * @param caughtUp whether this replica has already caught up with the metastore's latest commit
+   *     for this request ({@link dev.loam.meta.Metastore#awaitLatest})
+   */
+  private <R> CompletableFuture<R> fetchOnce(
+      FetchRequest q, Supplier<Collector<R>> collector, boolean caughtUp) {
     View v;
     try {
       v = view(q);
@@ -264,6 +269,13 @@ public final class Fetcher {
       return CompletableFuture.failedFuture(e);
     }
     PartitionInfo b = v.bounds();
+    if (q.offset() > b.highWatermark() && !caughtUp) {
+      // This node's metastore replica may be behind the one that acknowledged or served the
+      // offset (a Ratis follower applies late). "Out of range" makes a consumer reset its
+      // position, so it is only ever said from a state that has caught up with every commit made
+      // before the request; until then the offset may well exist.
+      return meta.awaitLatest().thenComposeAsync(x -> fetchOnce(q, collector, true), scheduler);
+    }
     if (q.offset() < b.logStartOffset() || q.offset() > b.highWatermark()) {
       return CompletableFuture.failedFuture(
           new OffsetOutOfRangeException(
@@ -289,7 +301,7 @@ public final class Fetcher {
       if (hwNow > q.offset()) {
         watch.release(v.stream().id(), q.partition(), woken);
       }
-      return woken.thenComposeAsync(x -> fetchOnce(q, collector), scheduler);
+      return woken.thenComposeAsync(x -> fetchOnce(q, collector, caughtUp), scheduler);
     }
     Collector<R> out = collector.get();
     return loadEntries(v, q, 0, q.offset(), 0, out)
@@ -301,7 +313,7 @@ public final class Fetcher {
               // grace period makes a second race practically impossible); if the same entry is
               // still there, the object is really lost and the error stands.
               if (!q.retried() && ReadPath.isObjectGone(t)) {
-                return fetchOnce(q.retry(), collector);
+                return fetchOnce(q.retry(), collector, caughtUp);
               }
               return CompletableFuture.failedFuture(t);
             });

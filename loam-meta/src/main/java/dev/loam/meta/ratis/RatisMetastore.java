@@ -581,6 +581,21 @@ public final class RatisMetastore implements Metastore {
   }
 
   /**
+   * The leader's read index (as {@link #readLinearizable} gets it), then this replica applies up to
+   * it.
+   */
+  @Override
+  public CompletableFuture<Void> awaitLatest() {
+    LoamException refused = refusal();
+    if (refused != null) {
+      return CompletableFuture.failedFuture(refused);
+    }
+    CompletableFuture<Long> readIndex = new CompletableFuture<>();
+    readIndexAttempt(1, readIndex);
+    return readIndex.thenCompose(this::awaitApplied);
+  }
+
+  /**
    * One attempt to get a read index from the leader (the leader's applied index once it has
    * confirmed its leadership and applied its read index). A replica that does not know the leader
    * yet answers with an error the Ratis client does not retry, so attempts are retried here, on

@@ -224,6 +224,12 @@ public final class Producers {
             pos.offset(),
             a.values().get(i),
             "ack a=" + a.id());
+        if (!res.duplicate()) {
+          checker.acknowledged(
+              new Checker.Part(a.stream().name(), pos.partition()),
+              pos.offset(),
+              res.consistencyToken());
+        }
       }
       return;
     }

@@ -127,6 +127,9 @@ public final class Workload {
               }
               ctx.trace().add("fetched part=" + part + " n=" + res.records().size());
               checker.checkFetch(part, from, res, "fetch node=" + n.id());
+              if (token.isPresent()) {
+                checker.checkReadYourWrites(part, token.getAsLong(), res, "fetch node=" + n.id());
+              }
             });
   }
 }

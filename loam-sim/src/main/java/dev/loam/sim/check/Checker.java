@@ -43,6 +43,11 @@ public final class Checker implements ApplyListener {
   private final List<String> violations = new ArrayList<>();
   private final Map<Long, Long> nextOffsetByPartitionKey = new HashMap<>();
   private final Map<Part, TreeMap<Long, String>> observed = new HashMap<>();
+
+  /** Per partition: consistency token of an acknowledgement → the end offset it acknowledged. */
+  private final Map<Part, TreeMap<Long, Long>> ackedEndByToken = new HashMap<>();
+
+  private long readYourWritesChecked;
   private long fetchesChecked;
   private long observations;
 
@@ -176,6 +181,48 @@ public final class Checker implements ApplyListener {
       violation(
           "fetch nextOffset part=" + p + " nextOffset=" + r.nextOffset() + " expected=" + expect);
     }
+  }
+
+  /**
+   * An append acknowledged {@code offset} with consistency token {@code token}. Offsets of a
+   * partition are assigned in log order, so the acknowledgement with the greatest token at most t
+   * holds the greatest offset any read with min_token t must see.
+   */
+  public void acknowledged(Part p, long offset, long token) {
+    ackedEndByToken.computeIfAbsent(p, k -> new TreeMap<>()).merge(token, offset + 1, Math::max);
+  }
+
+  /**
+   * Read-your-writes: a fetch answered with min_token {@code token} on any node sees every record
+   * acknowledged with a token at most {@code token}, so its high watermark is past them.
+   */
+  public void checkReadYourWrites(Part p, long token, FetchResult r, String source) {
+    TreeMap<Long, Long> acks = ackedEndByToken.get(p);
+    Map.Entry<Long, Long> e = acks == null ? null : acks.floorEntry(token);
+    if (e == null) {
+      return;
+    }
+    readYourWritesChecked++;
+    if (r.highWatermark() < e.getValue()) {
+      violation(
+          "read-your-writes: a fetch with min_token="
+              + token
+              + " does not see offset "
+              + (e.getValue() - 1)
+              + " acknowledged with token="
+              + e.getKey()
+              + " part="
+              + p
+              + " highWatermark="
+              + r.highWatermark()
+              + " source="
+              + source);
+    }
+  }
+
+  /** Fetches with a consistency token judged by {@link #checkReadYourWrites}. */
+  public long readYourWritesChecked() {
+    return readYourWritesChecked;
   }
 
   /** A record's value as text; the simulation writes UTF-8 values that name their append. */
