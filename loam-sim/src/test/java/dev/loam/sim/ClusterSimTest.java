@@ -62,13 +62,14 @@ class ClusterSimTest {
   }
 
   /**
-   * Replicas lag (seed 321 draws up to 40 ms a command) and reads with a consistency token are
-   * judged read-your-writes.
+   * Replicas lag (seed 321 draws up to 40 ms a command), reads with a consistency token are judged
+   * read-your-writes, and idempotent producers also append through the Kafka gateway's path.
    */
   @Example
-  void replicasLagAndTokenReadsAreJudged() {
+  void replicasLagTokenReadsAreJudgedAndTheKafkaPathIsTaken() {
     Simulation.Result r = Simulation.run(321);
     check(r);
+    assertThat(r.counts().get("kafkaPathAcked")).as(r.report()).isGreaterThan(0L);
     assertThat(r.faultSchedule()).anyMatch(l -> l.matches("faults .* lag\\{max=[1-9][0-9]*ms.*"));
     assertThat(r.counts().get("readYourWritesChecked")).as(r.report()).isGreaterThan(10L);
   }

@@ -10,10 +10,17 @@ import dev.loam.sim.SimStream;
 import dev.loam.sim.check.Availability;
 import dev.loam.sim.check.Checker;
 import dev.loam.sim.check.History;
+import dev.loam.wal.batch.BatchSettings;
+import dev.loam.wal.batch.Compression;
+import dev.loam.wal.batch.RecordBatchEncoder;
+import dev.loam.wal.batch.RecordData;
+import dev.loam.wal.batch.TimestampType;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,6 +28,12 @@ import java.util.concurrent.TimeUnit;
  * retried, and idempotent producers, each bound to one partition, whose batches are retried with
  * the same identity and bytes on UNAVAILABLE, OUTCOME_UNKNOWN, FENCED or CONFLICT (up to 40
  * attempts, through any reachable node) and abandoned with an epoch bump otherwise.
+ *
+ * <p>Every other idempotent producer speaks the Kafka gateway's produce path instead: it encodes
+ * its records as a client's RecordBatch v2 (producer id, epoch and base sequence in the batch, as a
+ * Kafka producer sends it) and appends it with {@link dev.loam.api.Log#appendBatch}, resending the
+ * same bytes on a retry, so batch validation, verbatim storage and the sequence checks of that path
+ * run under every fault.
  *
  * <p>Every answer is a verdict recorded in the {@link History} and checked as it arrives: an
  * acknowledgement is observed at its offsets, and an append never fails INTERNAL, CORRUPTION or
@@ -31,15 +44,18 @@ public final class Producers {
     final long id;
     final SimStream stream;
     final int partition;
+    final boolean kafka;
     short epoch;
     int sequence;
     History.Append outstanding;
     ProducerIdentity identity;
+    byte[] batch; // the outstanding batch's bytes, for a Kafka-path producer
 
-    Producer(long id, SimStream stream, int partition) {
+    Producer(long id, SimStream stream, int partition, boolean kafka) {
       this.id = id;
       this.stream = stream;
       this.partition = partition;
+      this.kafka = kafka;
     }
   }
 
@@ -76,7 +92,8 @@ public final class Producers {
   public void create(int count) {
     for (int p = 0; p < count; p++) {
       SimStream st = streams.get(workRandom.nextInt(streams.size()));
-      producers.add(new Producer(1000 + p, st, workRandom.nextInt(st.partitions())));
+      // Odd producers take the Kafka path: decided by position, so no draw shifts the workload.
+      producers.add(new Producer(1000 + p, st, workRandom.nextInt(st.partitions()), p % 2 == 1));
     }
   }
 
@@ -138,7 +155,38 @@ public final class Producers {
     p.outstanding = a;
     p.identity = new ProducerIdentity(p.id, p.epoch, p.sequence);
     List<AppendRecord> recs = records(a, p.partition, 1 + workRandom.nextInt(3));
+    if (p.kafka) {
+      List<RecordData> data = new ArrayList<>();
+      for (AppendRecord r : recs) {
+        data.add(RecordData.of(ctx.clock().millis(), r.key(), r.value()));
+      }
+      p.batch =
+          RecordBatchEncoder.encode(
+              new BatchSettings(
+                  0L, Compression.NONE, TimestampType.CREATE_TIME, p.id, p.epoch, p.sequence),
+              data);
+    }
     sendIdempotent(p, recs);
+  }
+
+  /** The append of one attempt: the record API, or the Kafka path's batch for such a producer. */
+  private CompletableFuture<AppendResult> send(
+      SimCluster.Node n, Producer p, List<AppendRecord> recs) {
+    if (!p.kafka) {
+      return n.node().log().append(SimContext.NS, p.stream.name(), recs, p.identity);
+    }
+    int count = recs.size();
+    return n.node()
+        .log()
+        .appendBatch(SimContext.NS, p.stream.name(), p.partition, ByteBuffer.wrap(p.batch))
+        .thenApply(
+            r -> {
+              List<AppendResult.RecordPosition> positions = new ArrayList<>();
+              for (int i = 0; i < count; i++) {
+                positions.add(new AppendResult.RecordPosition(p.partition, r.baseOffset() + i));
+              }
+              return new AppendResult(positions, r.consistencyToken(), r.duplicate());
+            });
   }
 
   private void sendIdempotent(Producer p, List<AppendRecord> recs) {
@@ -160,14 +208,18 @@ public final class Producers {
                 + " attempt="
                 + a.attempts());
     ctx.opStarted();
-    n.node()
-        .log()
-        .append(SimContext.NS, p.stream.name(), recs, p.identity)
+    if (p.kafka) {
+      ctx.count("kafkaPathAttempts");
+    }
+    send(n, p, recs)
         .whenComplete(
             (res, e) -> {
               ctx.opDone();
               verdict(a, res, e);
               if (e == null) {
+                if (p.kafka) {
+                  ctx.count("kafkaPathAcked");
+                }
                 p.sequence += recs.size();
                 p.outstanding = null;
                 return;
