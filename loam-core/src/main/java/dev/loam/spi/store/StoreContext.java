@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 
 /**
  * What a node hands to an {@link ObjectStoreProvider}: its clock, an executor for blocking work,
- * and extra string properties (for example credentials given on the command line or through {@code
+ * and extra string properties (for example credentials a host passes with {@code
  * LoamNode.Builder.storeProperties}) that override URI parameters. {@link #toString()} shows the
  * property names only, never their values, since they are often secrets.
  */
