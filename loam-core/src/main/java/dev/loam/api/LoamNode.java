@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -265,6 +266,7 @@ public final class LoamNode implements AutoCloseable {
     private Path dataDir;
     private ObjectStore store;
     private String storeUri;
+    private Map<String, String> storeProperties = Map.of();
     private ObjectStore expressStore;
     private Metastore metastore;
     private InstantSource clock;
@@ -313,6 +315,31 @@ public final class LoamNode implements AutoCloseable {
      */
     public Builder storeUri(String uri) {
       this.storeUri = uri;
+      return this;
+    }
+
+    /**
+     * Properties handed to the provider that opens {@link #storeUri(String)}, as {@link
+     * StoreContext#properties()}: credentials and other settings that should not be written into a
+     * URI that may be logged (for example {@code s3.access-key-id} and {@code
+     * s3.secret-access-key}; each storage module's page lists the names it reads, and a property
+     * wins over the URI parameter of the same setting). Copied; never logged, and {@link
+     * StoreContext#toString()} masks every value. Ignored when the store is given with {@link
+     * #objectStore(ObjectStore)}.
+     */
+    public Builder storeProperties(Map<String, String> properties) {
+      Map<String, String> copy = new TreeMap<>();
+      properties.forEach(
+          (k, v) -> {
+            if (k == null || k.isBlank() || v == null) {
+              throw new LoamException(
+                  Kind.INVALID,
+                  "a store property needs a name and a value property="
+                      + (k == null ? "null" : k.strip()));
+            }
+            copy.put(k, v);
+          });
+      this.storeProperties = Map.copyOf(copy);
       return this;
     }
 
@@ -464,7 +491,7 @@ public final class LoamNode implements AutoCloseable {
           }
           os =
               storeUri != null
-                  ? ObjectStores.open(storeUri, new StoreContext(c, io, Map.of()))
+                  ? ObjectStores.open(storeUri, new StoreContext(c, io, storeProperties))
                   : new FileSystemObjectStore(dataDir.resolve("objects"), io, c);
           owned.add(os);
         }

@@ -1,7 +1,7 @@
 package dev.loam.storage.azure;
 
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.ObjectStoreContractTest;
+import dev.loam.store.tck.ObjectStoreContractTest;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
@@ -9,7 +9,8 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The conformance kit, unchanged, against Azurite 3.37.0. Each case gets a fresh container (the
- * store creates it on first use), so no prefix is needed and 1024-byte keys fit Azure's limit.
+ * store creates it on first use), so no prefix is needed and 1024-byte keys fit Azure's limit. The
+ * second handle is a second client on the same container.
  */
 class AzuriteObjectStoreContractIT extends ObjectStoreContractTest {
   private static ExecutorService callbacks;
@@ -25,8 +26,16 @@ class AzuriteObjectStoreContractIT extends ObjectStoreContractTest {
     callbacks.shutdownNow();
   }
 
+  private AzureBlobStoreSettings current;
+
   @Override
   protected ObjectStore newStore() {
-    return Azurite.shared().newStore("kit", callbacks);
+    current = Azurite.shared().settings("kit");
+    return AzureBlobObjectStore.open(current, callbacks);
+  }
+
+  @Override
+  protected ObjectStore openAnotherHandle() {
+    return AzureBlobObjectStore.open(current, callbacks);
   }
 }

@@ -130,6 +130,8 @@ public final class S3ObjectStore implements ObjectStore {
                     .writeTimeout(s.attemptTimeout()))
             .credentialsProvider(credentials)
             .forcePathStyle(s.pathStyle())
+            .requestChecksumCalculation(s.checksums().requestCalculation().toRequest())
+            .responseChecksumValidation(s.checksums().responseValidation().toResponse())
             .asyncConfiguration(
                 a ->
                     a.advancedOption(
@@ -239,8 +241,14 @@ public final class S3ObjectStore implements ObjectStore {
             settings.partSizeBytes(),
             (bytes.length + (long) S3StoreSettings.MAX_PARTS - 1) / S3StoreSettings.MAX_PARTS);
     int parts = (int) ((bytes.length + partSize - 1) / partSize);
+    ChecksumAlgorithm partChecksum = settings.checksums().partChecksum().algorithm();
     return s3.createMultipartUpload(
-            r -> r.bucket(settings.bucket()).key(full).checksumAlgorithm(ChecksumAlgorithm.CRC32))
+            r -> {
+              r.bucket(settings.bucket()).key(full);
+              if (partChecksum != null) {
+                r.checksumAlgorithm(partChecksum);
+              }
+            })
         .exceptionallyCompose(
             e ->
                 CompletableFuture.failedFuture(
@@ -309,25 +317,44 @@ public final class S3ObjectStore implements ObjectStore {
     int from = (int) (index * partSize);
     int len = (int) Math.min(partSize, bytes.length - (long) from);
     int partNumber = index + 1;
+    ChecksumAlgorithm partChecksum = settings.checksums().partChecksum().algorithm();
     return s3.uploadPart(
-            r ->
-                r.bucket(settings.bucket())
-                    .key(full)
-                    .uploadId(uploadId)
-                    .partNumber(partNumber)
-                    .contentLength((long) len)
-                    .checksumAlgorithm(ChecksumAlgorithm.CRC32),
+            r -> {
+              r.bucket(settings.bucket())
+                  .key(full)
+                  .uploadId(uploadId)
+                  .partNumber(partNumber)
+                  .contentLength((long) len);
+              if (partChecksum != null) {
+                r.checksumAlgorithm(partChecksum);
+              }
+            },
             AsyncRequestBody.fromByteBufferUnsafe(ByteBuffer.wrap(bytes, from, len).slice()))
         .thenCompose(
             (UploadPartResponse r) -> {
-              done[index] =
-                  CompletedPart.builder()
-                      .partNumber(partNumber)
-                      .eTag(r.eTag())
-                      .checksumCRC32(r.checksumCRC32())
-                      .build();
+              done[index] = completedPart(partNumber, r, partChecksum);
               return uploadNextPart(full, uploadId, bytes, partSize, done, next);
             });
+  }
+
+  /**
+   * The part as CompleteMultipartUpload lists it: its ETag and, when the upload named a checksum
+   * algorithm, the part's checksum of that algorithm (S3 refuses the complete without it).
+   */
+  private static CompletedPart completedPart(
+      int partNumber, UploadPartResponse r, ChecksumAlgorithm partChecksum) {
+    CompletedPart.Builder b = CompletedPart.builder().partNumber(partNumber).eTag(r.eTag());
+    if (partChecksum == null) {
+      return b.build();
+    }
+    switch (partChecksum) {
+      case CRC32 -> b.checksumCRC32(r.checksumCRC32());
+      case CRC32_C -> b.checksumCRC32C(r.checksumCRC32C());
+      case SHA1 -> b.checksumSHA1(r.checksumSHA1());
+      case SHA256 -> b.checksumSHA256(r.checksumSHA256());
+      default -> throw new IllegalStateException("no part checksum for " + partChecksum);
+    }
+    return b.build();
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import java.util.Optional;
  * @param callTimeout the limit on one call, all attempts and back-offs included
  * @param maxConnections HTTP connections kept at most; more requests wait for one
  * @param connectionAcquireTimeout how long a request waits for a connection
+ * @param checksums when request and response checksums are used, and the multipart part checksum
  */
 public record S3StoreSettings(
     String bucket,
@@ -53,7 +54,8 @@ public record S3StoreSettings(
     Duration attemptTimeout,
     Duration callTimeout,
     int maxConnections,
-    Duration connectionAcquireTimeout) {
+    Duration connectionAcquireTimeout,
+    S3Checksums checksums) {
 
   /** S3's smallest part (all but the last part of a multipart upload). */
   public static final int MIN_PART_SIZE_BYTES = 5 * 1024 * 1024;
@@ -81,6 +83,7 @@ public record S3StoreSettings(
     Objects.requireNonNull(attemptTimeout, "attemptTimeout");
     Objects.requireNonNull(callTimeout, "callTimeout");
     Objects.requireNonNull(connectionAcquireTimeout, "connectionAcquireTimeout");
+    Objects.requireNonNull(checksums, "checksums");
     if (!validBucket(bucket)) {
       throw invalid("bucket name must be 3..63 of [a-z0-9.-] bucket=" + bucket);
     }
@@ -137,7 +140,8 @@ public record S3StoreSettings(
   /**
    * Defaults for {@code bucket}: no prefix, AWS endpoint, default region and credentials chains,
    * virtual-host style, multipart from 16 MiB in 8 MiB parts (4 at once), 3 attempts, 2 s connect,
-   * 30 s per attempt, 120 s per call, 64 connections, 10 s to acquire one.
+   * 30 s per attempt, 120 s per call, 64 connections, 10 s to acquire one, and {@link
+   * S3Checksums#DEFAULTS} (checksums when supported, CRC32 on each part).
    */
   public static S3StoreSettings defaults(String bucket) {
     return builder(bucket).build();
@@ -172,6 +176,11 @@ public record S3StoreSettings(
         .partSizeBytes(partBytes)
         .partConcurrency(concurrency)
         .build();
+  }
+
+  /** Checksum behaviour; {@link S3Checksums#WHEN_REQUIRED} for Ceph radosgw and its kind. */
+  public S3StoreSettings withChecksums(S3Checksums c) {
+    return toBuilder().checksums(c).build();
   }
 
   public S3StoreSettings withRetries(int attempts) {
@@ -319,6 +328,31 @@ public record S3StoreSettings(
               Integer.MAX_VALUE,
               Duration::ofMillis,
               Builder::connectionAcquireTimeout)
+          .parsed(
+              "request-checksum",
+              "when-supported, when-required",
+              "when-supported",
+              "when the SDK adds a checksum to a request: on every operation that takes one"
+                  + " (aws-chunked body with a CRC32 trailer), or only where S3 requires one;"
+                  + " when-required for Ceph radosgw and other servers that refuse aws-chunked",
+              v -> S3Checksums.When.parse("request-checksum", v),
+              (b, w) -> b.checksums(b.checksums.withRequestCalculation(w)))
+          .parsed(
+              "response-checksum",
+              "when-supported, when-required",
+              "when-supported",
+              "when the SDK validates a checksum a response carries: whenever one is present,"
+                  + " or only where S3 requires it",
+              v -> S3Checksums.When.parse("response-checksum", v),
+              (b, w) -> b.checksums(b.checksums.withResponseValidation(w)))
+          .parsed(
+              "part-checksum",
+              "crc32, crc32c, sha1, sha256, none",
+              "crc32",
+              "checksum named at CreateMultipartUpload and sent with every part; none sends no"
+                  + " part checksum (needed by Ceph radosgw)",
+              v -> S3Checksums.PartChecksum.parse("part-checksum", v),
+              (b, p) -> b.checksums(b.checksums.withPartChecksum(p)))
           .build();
 
   /**
@@ -406,6 +440,8 @@ public record S3StoreSettings(
         + maxConnections
         + ", connectionAcquireTimeout="
         + connectionAcquireTimeout
+        + ", checksums="
+        + checksums
         + "]";
   }
 
@@ -484,6 +520,7 @@ public record S3StoreSettings(
     private Duration callTimeout = Duration.ofSeconds(120);
     private int maxConnections = 64;
     private Duration connectionAcquireTimeout = Duration.ofSeconds(10);
+    private S3Checksums checksums = S3Checksums.DEFAULTS;
 
     private Builder(String bucket) {
       this.bucket = bucket;
@@ -506,6 +543,7 @@ public record S3StoreSettings(
       this.callTimeout = s.callTimeout;
       this.maxConnections = s.maxConnections;
       this.connectionAcquireTimeout = s.connectionAcquireTimeout;
+      this.checksums = s.checksums;
     }
 
     public Builder prefix(String v) {
@@ -583,6 +621,11 @@ public record S3StoreSettings(
       return this;
     }
 
+    public Builder checksums(S3Checksums v) {
+      this.checksums = v;
+      return this;
+    }
+
     /** The settings; INVALID naming the first setting out of bounds. */
     public S3StoreSettings build() {
       return new S3StoreSettings(
@@ -601,7 +644,8 @@ public record S3StoreSettings(
           attemptTimeout,
           callTimeout,
           maxConnections,
-          connectionAcquireTimeout);
+          connectionAcquireTimeout,
+          checksums);
     }
   }
 }

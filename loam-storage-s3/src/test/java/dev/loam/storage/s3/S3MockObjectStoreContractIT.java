@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loam.spi.store.ObjectExistsException;
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.ObjectStoreContractTest;
+import dev.loam.store.tck.ObjectStoreContractTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,9 +42,18 @@ class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
     completions.shutdownNow();
   }
 
+  private S3StoreSettings current;
+
   @Override
   protected ObjectStore newStore() {
-    return new S3ObjectStore(server.settings(server.newBucket()), completions);
+    current = server.settings(server.newBucket());
+    return new S3ObjectStore(current, completions);
+  }
+
+  /** A second client (its own connection pool) on the same bucket. */
+  @Override
+  protected ObjectStore openAnotherHandle() {
+    return new S3ObjectStore(current, completions);
   }
 
   /**
@@ -54,26 +63,38 @@ class S3MockObjectStoreContractIT extends ObjectStoreContractTest {
    */
   @Override
   @Test
-  protected void concurrentCreatesOfOneKeyHaveExactlyOneWinner() {
+  protected void concurrentCreatesOfOneKeyHaveExactlyOneWinner() throws Exception {
     for (int round = 0; round < 10; round++) {
-      String key = "race/" + round;
-      List<CompletableFuture<Void>> racing = new ArrayList<>();
-      for (int w = 0; w < racingWriters(); w++) {
-        racing.add(store.create(key, bytes("writer-" + w)));
-      }
-      List<byte[]> winners = new ArrayList<>();
-      for (int w = 0; w < racing.size(); w++) {
-        Optional<Throwable> failure = outcome(racing.get(w));
-        if (failure.isEmpty()) {
-          winners.add(bytes("writer-" + w));
-        } else {
-          assertThat(failure.get()).isInstanceOf(ObjectExistsException.class);
-        }
-      }
-      assertThat(winners).isNotEmpty();
-      assertThat(await(store.get(key))).isIn(winners);
-      // Once the race is over, create is exclusive again.
-      assertFailsWith(ObjectExistsException.class, () -> store.create(key, bytes("late")));
+      assertWhatARaceKeeps("race/" + round, w -> store);
     }
+  }
+
+  /** The same deviation, with the racers split over two clients of the bucket. */
+  @Override
+  @Test
+  protected void concurrentCreatesThroughTwoHandlesHaveExactlyOneWinner() throws Exception {
+    ObjectStore other = anotherHandle();
+    for (int round = 0; round < 10; round++) {
+      assertWhatARaceKeeps("shared/race/" + round, w -> w % 2 == 0 ? store : other);
+    }
+  }
+
+  private void assertWhatARaceKeeps(String key, IntFunction<ObjectStore> handleOf)
+      throws Exception {
+    List<Optional<Throwable>> outcomes = raceCreates(key, racingWriters(), handleOf);
+    List<byte[]> winners = new ArrayList<>();
+    for (int w = 0; w < outcomes.size(); w++) {
+      if (outcomes.get(w).isEmpty()) {
+        winners.add(racerBytes(key, w));
+      } else {
+        assertThat(outcomes.get(w).get()).isInstanceOf(ObjectExistsException.class);
+      }
+    }
+    assertThat(winners).isNotEmpty();
+    assertThat(await(store.get(key))).isIn(winners);
+    // Once the race is over, create is exclusive again, through either handle.
+    assertFailsWith(ObjectExistsException.class, () -> store.create(key, bytes("late")));
+    assertFailsWith(
+        ObjectExistsException.class, () -> handleOf.apply(1).create(key, bytes("late")));
   }
 }

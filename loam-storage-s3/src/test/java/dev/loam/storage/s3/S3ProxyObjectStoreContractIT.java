@@ -6,9 +6,9 @@ import dev.loam.spi.store.ListPage;
 import dev.loam.spi.store.ObjectExistsException;
 import dev.loam.spi.store.ObjectNotFoundException;
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.ObjectStoreContractTest;
 import dev.loam.spi.store.StoreOutcomeUnknownException;
 import dev.loam.spi.store.StoreUnavailableException;
+import dev.loam.store.tck.ObjectStoreContractTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -47,10 +47,18 @@ class S3ProxyObjectStoreContractIT extends ObjectStoreContractTest {
     completions.shutdownNow();
   }
 
+  private S3StoreSettings current;
+
   @Override
   protected ObjectStore newStore() {
-    return new S3ObjectStore(
-        server.settings(server.newBucket()).withMultipart(5 * MIB, 5 * MIB, 2), completions);
+    current = server.settings(server.newBucket()).withMultipart(5 * MIB, 5 * MIB, 2);
+    return new S3ObjectStore(current, completions);
+  }
+
+  /** A second client (its own connection pool) on the same bucket. */
+  @Override
+  protected ObjectStore openAnotherHandle() {
+    return new S3ObjectStore(current, completions);
   }
 
   /**

@@ -1,7 +1,7 @@
-package dev.loam.store.fs;
+package dev.loam.store.tck;
 
 import dev.loam.spi.store.ObjectStore;
-import dev.loam.spi.store.ObjectStoreContractTest;
+import dev.loam.store.fs.FileSystemObjectStore;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -11,7 +11,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The filesystem store against the kit, on a fresh temporary directory per case. */
+/**
+ * The filesystem store against the kit, on a fresh temporary directory per case. The second handle
+ * is a second store on the same root, as a second process on the machine would open it.
+ */
 class FileSystemObjectStoreContractTest extends ObjectStoreContractTest {
   private static ExecutorService io;
 
@@ -29,6 +32,15 @@ class FileSystemObjectStoreContractTest extends ObjectStoreContractTest {
 
   @Override
   protected ObjectStore newStore() {
+    return open();
+  }
+
+  @Override
+  protected ObjectStore openAnotherHandle() {
+    return open();
+  }
+
+  private ObjectStore open() {
     return new FileSystemObjectStore(
         dir.resolve("store"), io, InstantSource.fixed(Instant.parse("2025-01-02T03:04:05Z")));
   }

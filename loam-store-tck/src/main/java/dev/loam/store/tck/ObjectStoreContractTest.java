@@ -1,76 +1,47 @@
-package dev.loam.spi.store;
+package dev.loam.store.tck;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.loam.error.LoamException;
-import java.time.Duration;
+import dev.loam.spi.store.DeleteFailure;
+import dev.loam.spi.store.InvalidKeyException;
+import dev.loam.spi.store.InvalidRangeException;
+import dev.loam.spi.store.ListPage;
+import dev.loam.spi.store.ObjectExistsException;
+import dev.loam.spi.store.ObjectInfo;
+import dev.loam.spi.store.ObjectNotFoundException;
+import dev.loam.spi.store.ObjectStore;
+import dev.loam.spi.store.StoreUnavailableException;
+import dev.loam.spi.store.TailRead;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * The conformance kit of {@link ObjectStore}: every implementation (in-memory, filesystem, S3, GCS,
  * Azure, and any a user writes) extends this class and passes every case unchanged. A subclass may
- * override a case only to assert a different message, never to weaken it. The cases are {@code
- * protected} so that a subclass in the backend's own package can do that.
+ * override a case only to assert a different message or a documented deviation, never to weaken it.
+ * Every case is a {@code protected} method, so an override in any package replaces it (an override
+ * must repeat {@code @Test}).
  *
  * <p>Each case states the SPI clause it checks. Every failure is asserted to arrive through the
  * future (a method that throws instead fails the case). Each case gets a fresh, empty store from
- * {@link #newStore()} and closes it afterwards.
+ * {@link #newStore()} and closes it afterwards. The cases in {@link SharedBucketCases} also open a
+ * second handle on the same bucket with {@link #openAnotherHandle()}, because every node of a
+ * cluster opens its own store: what one handle writes, deletes or wins must be seen and fenced
+ * through the other.
+ *
+ * <p>The kit needs only this artifact ({@code dev.loam:loam-store-tck}, test scope): it brings
+ * JUnit 5 and AssertJ with it. See docs/reference/object-store.md for a complete example.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class ObjectStoreContractTest {
-
-  /** The store under test; fresh and empty for each case. */
-  protected ObjectStore store;
-
-  /** A new, empty store. Called once before each case. */
-  protected abstract ObjectStore newStore() throws Exception;
-
-  /** How long to wait for one future; raise it for a remote store. */
-  protected Duration timeout() {
-    return Duration.ofSeconds(30);
-  }
-
-  /** How many threads race in the concurrent-create case. */
-  protected int racingWriters() {
-    return 16;
-  }
-
-  @BeforeEach
-  void openStore() throws Exception {
-    store = newStore();
-  }
-
-  @AfterEach
-  void closeStore() {
-    if (store != null) {
-      store.close();
-    }
-  }
+public abstract class ObjectStoreContractTest extends SharedBucketCases {
 
   // ---------------------------------------------------------------------------------------------
   // create
@@ -107,45 +78,17 @@ public abstract class ObjectStoreContractTest {
     assertThat(await(store.get("k"))).isEqualTo(bytes("put"));
   }
 
-  // Package-private, unlike the other cases: ExpressObjectStoreContractTest, in this package,
-  // overrides it with a package-private method, which a protected case would not compile with.
   @Test
   protected void concurrentCreatesOfOneKeyHaveExactlyOneWinner() throws Exception {
-    int writers = racingWriters();
-    ExecutorService pool = Executors.newFixedThreadPool(writers);
-    try {
-      for (int round = 0; round < 50; round++) {
-        String key = "race/" + round;
-        CountDownLatch ready = new CountDownLatch(writers);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<Optional<Throwable>>> outcomes = new ArrayList<>();
-        for (int w = 0; w < writers; w++) {
-          byte[] mine = bytes("writer-" + w + "-round-" + round);
-          outcomes.add(
-              pool.submit(
-                  () -> {
-                    ready.countDown();
-                    assertThat(go.await(timeout().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-                    return outcome(store.create(key, mine));
-                  }));
-        }
-        assertThat(ready.await(timeout().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-        go.countDown();
-        List<Integer> winners = new ArrayList<>();
-        for (int w = 0; w < writers; w++) {
-          Optional<Throwable> failure = outcomes.get(w).get(timeout().toMillis(), MILLIS);
-          if (failure.isEmpty()) {
-            winners.add(w);
-          } else {
-            assertThat(failure.get()).isInstanceOf(ObjectExistsException.class);
-          }
-        }
-        assertThat(winners).as("winners of %s", key).hasSize(1);
-        assertThat(await(store.get(key)))
-            .isEqualTo(bytes("writer-" + winners.get(0) + "-round-" + round));
+    for (int round = 0; round < 50; round++) {
+      String key = "race/" + round;
+      List<Optional<Throwable>> outcomes = raceCreates(key, racingWriters(), w -> store);
+      for (Optional<Throwable> o : outcomes) {
+        o.ifPresent(failure -> assertThat(failure).isInstanceOf(ObjectExistsException.class));
       }
-    } finally {
-      pool.shutdownNow();
+      List<Integer> winners = winners(outcomes);
+      assertThat(winners).as("winners of %s", key).hasSize(1);
+      assertThat(await(store.get(key))).isEqualTo(racerBytes(key, winners.get(0)));
     }
   }
 
@@ -636,120 +579,5 @@ public abstract class ObjectStoreContractTest {
     assertFailsWith(StoreUnavailableException.class, () -> store.head("c/1"));
     assertFailsWith(StoreUnavailableException.class, () -> store.list("", "", 10));
     assertFailsWith(StoreUnavailableException.class, () -> store.delete(List.of("c/1")));
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // helpers, for subclasses too
-
-  private static final TimeUnit MILLIS = TimeUnit.MILLISECONDS;
-
-  /** Every operation on {@code key}, by name, for checks that must hold for all of them. */
-  protected Map<String, Supplier<CompletableFuture<?>>> operationsOn(String key) {
-    Map<String, Supplier<CompletableFuture<?>>> ops = new LinkedHashMap<>();
-    ops.put("create", () -> store.create(key, bytes("x")));
-    ops.put("put", () -> store.put(key, bytes("x")));
-    ops.put("get", () -> store.get(key));
-    ops.put("rangedGet", () -> store.get(key, 0, 1));
-    ops.put("getTail", () -> store.getTail(key, 1));
-    ops.put("head", () -> store.head(key));
-    return ops;
-  }
-
-  /** The value of {@code future}, failing the case if it fails or takes longer than the timeout. */
-  protected <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.get(timeout().toMillis(), MILLIS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("expected success, got " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new AssertionError("no result within " + timeout(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
-  /**
-   * Calls {@code call} and asserts that it returned a future which failed with {@code type}, rather
-   * than throwing or succeeding. Returns the failure.
-   */
-  protected <E extends Throwable> E assertFailsWith(
-      Class<E> type, Supplier<? extends CompletableFuture<?>> call) {
-    CompletableFuture<?> future;
-    try {
-      future = call.get();
-    } catch (RuntimeException e) {
-      throw new AssertionError("threw instead of failing its future: " + e, e);
-    }
-    Optional<Throwable> failure = outcome(future);
-    if (failure.isEmpty()) {
-      return fail("expected a future failed with %s, but it succeeded", type.getSimpleName());
-    }
-    assertThat(failure.get()).isInstanceOf(type);
-    return type.cast(failure.get());
-  }
-
-  /** Empty if {@code future} succeeded, else its failure (unwrapped). */
-  protected Optional<Throwable> outcome(CompletableFuture<?> future) {
-    try {
-      future.get(timeout().toMillis(), MILLIS);
-      return Optional.empty();
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while (cause instanceof CompletionException && cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      return Optional.of(cause);
-    } catch (TimeoutException e) {
-      throw new AssertionError("no result within " + timeout(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
-  /** Every object under {@code prefix}, following pages of {@code maxKeys}. */
-  protected List<ObjectInfo> listAll(String prefix, int maxKeys) {
-    List<ObjectInfo> all = new ArrayList<>();
-    String startAfter = "";
-    for (int pages = 0; pages < 100_000; pages++) {
-      ListPage page = await(store.list(prefix, startAfter, maxKeys));
-      for (ObjectInfo info : page.objects()) {
-        assertThat(info.key()).startsWith(prefix);
-        assertThat(info.key().compareTo(startAfter)).isPositive();
-      }
-      all.addAll(page.objects());
-      if (page.nextStartAfter().isEmpty()) {
-        return all;
-      }
-      startAfter = page.nextStartAfter().get();
-    }
-    return fail("listing of %s did not end", prefix);
-  }
-
-  protected static List<String> keys(List<ObjectInfo> infos) {
-    return infos.stream().map(ObjectInfo::key).collect(Collectors.toList());
-  }
-
-  /** {@code keys} sorted by unsigned UTF-8 bytes, computed independently of String order. */
-  protected static List<String> byteOrder(List<String> keys) {
-    Comparator<String> utf8 =
-        (a, b) -> Arrays.compareUnsigned(a.getBytes(UTF_8), b.getBytes(UTF_8));
-    List<String> sorted = new ArrayList<>(keys);
-    Collections.sort(sorted, utf8);
-    return sorted;
-  }
-
-  protected static byte[] bytes(String s) {
-    return s.getBytes(UTF_8);
-  }
-
-  /** {@code n} bytes that differ from their neighbours, so an off-by-one shows. */
-  protected static byte[] pattern(int n) {
-    byte[] b = new byte[n];
-    for (int i = 0; i < n; i++) {
-      b[i] = (byte) (i * 31 + (i >>> 8));
-    }
-    return b;
   }
 }
