@@ -61,6 +61,7 @@ public final class OtlpReceiver implements AutoCloseable {
   public static final String GRPC_ENDPOINT = "otlp-grpc";
 
   private final Log log;
+  private final OtlpIngest ingest;
   private final EventLoopGroup group;
   private final ChannelGroup channels;
   private final Channel httpChannel;
@@ -73,6 +74,7 @@ public final class OtlpReceiver implements AutoCloseable {
     ensureNamespace(log, settings.defaultNamespace());
     ReloadingTls tls = settings.tls().map(ReloadingTls::open).orElse(null);
     OtlpIngest ingest = new OtlpIngest(log, settings, System::nanoTime);
+    this.ingest = ingest;
     this.channels = new DefaultChannelGroup("loam-otlp", GlobalEventExecutor.INSTANCE);
     EventLoopGroup g = null;
     Channel http = null;
@@ -232,6 +234,11 @@ public final class OtlpReceiver implements AutoCloseable {
   /** The bound OTLP/gRPC port; -1 when that listener is off. */
   public int grpcPort() {
     return grpcServer == null ? -1 : grpcServer.getPort();
+  }
+
+  /** Counters since start: exports, records, rejected records, refusals by reason. */
+  public OtlpStats stats() {
+    return ingest.stats();
   }
 
   @Override

@@ -12,15 +12,19 @@ import dev.loam.http.internal.ApiException;
 import dev.loam.http.internal.BearerToken;
 import dev.loam.http.internal.TokenBucket;
 import dev.loam.otlp.OtlpSettings;
+import dev.loam.otlp.OtlpStats;
 import dev.loam.otlp.internal.OtlpRefusal.Reason;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsPartialSuccess;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -50,6 +54,10 @@ public final class OtlpIngest {
   private final LongSupplier nanoClock;
   private final Map<String, Boolean> knownStreams = new ConcurrentHashMap<>();
   private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
+  private final LongAdder exports = new LongAdder();
+  private final LongAdder records = new LongAdder();
+  private final LongAdder rejected = new LongAdder();
+  private final Map<Reason, LongAdder> refusals = new EnumMap<>(Reason.class);
 
   /** Where a request goes. */
   record Target(String namespace, String stream) {}
@@ -58,6 +66,16 @@ public final class OtlpIngest {
     this.log = log;
     this.settings = settings;
     this.nanoClock = nanoClock;
+    for (Reason r : Reason.values()) {
+      refusals.put(r, new LongAdder());
+    }
+  }
+
+  /** The counters so far. */
+  public OtlpStats stats() {
+    Map<String, Long> refused = new LinkedHashMap<>();
+    refusals.forEach((r, n) -> refused.put(r.name(), n.sum()));
+    return new OtlpStats(exports.sum(), records.sum(), rejected.sum(), refused);
   }
 
   public OtlpSettings settings() {
@@ -79,6 +97,7 @@ public final class OtlpIngest {
     try {
       principal = authenticate(authorization);
     } catch (OtlpRefusal r) {
+      refusals.get(r.reason()).increment();
       return CompletableFuture.failedFuture(r);
     }
     return principal
@@ -86,7 +105,13 @@ public final class OtlpIngest {
         .handle(
             (resp, err) -> {
               if (err != null) {
-                throw refusal(err);
+                OtlpRefusal r = refusal(err);
+                refusals.get(r.reason()).increment();
+                throw r;
+              }
+              exports.increment();
+              if (resp.hasPartialSuccess()) {
+                rejected.add(resp.getPartialSuccess().getRejectedLogRecords());
               }
               return resp;
             });
@@ -142,6 +167,7 @@ public final class OtlpIngest {
                 }
                 throw refusal(c);
               }
+              records.add(m.records().size());
               return response;
             });
   }
