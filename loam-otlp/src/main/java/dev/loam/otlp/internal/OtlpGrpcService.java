@@ -65,7 +65,8 @@ public final class OtlpGrpcService {
         }
       };
 
-  static final MethodDescriptor<byte[], byte[]> EXPORT =
+  /** Export with the request and response as bytes. */
+  public static final MethodDescriptor<byte[], byte[]> EXPORT =
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Export"))
