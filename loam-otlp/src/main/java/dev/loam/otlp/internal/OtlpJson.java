@@ -53,6 +53,12 @@ final class OtlpJson {
           "the body must be one JSON object (ExportLogsServiceRequest) found="
               + root.getNodeType());
     }
+    String bad = unpairedSurrogate(root);
+    if (bad != null) {
+      throw OtlpRefusal.malformed(
+          "the body holds a string that is not valid Unicode (an unpaired surrogate escape) in "
+              + bad);
+    }
     rewriteIds(root);
     ExportLogsServiceRequest.Builder b = ExportLogsServiceRequest.newBuilder();
     try {
@@ -65,6 +71,51 @@ final class OtlpJson {
       throw OtlpRefusal.malformed("the body is not an OTLP JSON ExportLogsServiceRequest: " + e);
     }
     return b.build();
+  }
+
+  /**
+   * Where a string (value or field name) holds an unpaired UTF-16 surrogate, which JSON's {@code
+   * \\uXXXX} escapes can spell but no protobuf string may hold; null when there is none.
+   */
+  private static String unpairedSurrogate(JsonNode n) {
+    if (n.isTextual()) {
+      return validUtf16(n.textValue()) ? null : "a string value";
+    }
+    if (n instanceof ObjectNode o) {
+      for (var it = o.properties().iterator(); it.hasNext(); ) {
+        var e = it.next();
+        if (!validUtf16(e.getKey())) {
+          return "a field name";
+        }
+        String inner = unpairedSurrogate(e.getValue());
+        if (inner != null) {
+          return inner;
+        }
+      }
+    } else if (n.isArray()) {
+      for (JsonNode e : n) {
+        String inner = unpairedSurrogate(e);
+        if (inner != null) {
+          return inner;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean validUtf16(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Rewrites {@code traceId}/{@code spanId} of every LogRecord from hex to base64, in place. */
