@@ -209,6 +209,47 @@ class OtlpHttpIT {
     }
   }
 
+  @Test
+  void recordAndRequestLimits() throws Exception {
+    try (OtlpTestSupport t =
+        new OtlpTestSupport(dir, b -> b.maxRecordsPerRequest(3).maxRecordBytes(400))) {
+      String url = t.httpEndpoint() + "/v1/logs";
+      var big =
+          Requests.record(1).toBuilder()
+              .setBody(
+                  io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
+                      .setStringValue("x".repeat(500)))
+              .build();
+      HttpResponse<byte[]> r =
+          Requests.post(
+              url,
+              "application/x-protobuf",
+              null,
+              Requests.request(List.of(Requests.record(0), big)).toByteArray());
+      assertThat(r.statusCode()).isEqualTo(200);
+      ExportLogsServiceResponse resp = ExportLogsServiceResponse.parseFrom(r.body());
+      assertThat(resp.getPartialSuccess().getRejectedLogRecords()).isEqualTo(1);
+      assertThat(resp.getPartialSuccess().getErrorMessage())
+          .contains("logRecord=1 record too large")
+          .contains("maxRecordBytes=400");
+      assertRefused(
+          Requests.post(
+              url,
+              "application/x-protobuf",
+              null,
+              Requests.request(
+                      List.of(
+                          Requests.record(0),
+                          Requests.record(1),
+                          Requests.record(2),
+                          Requests.record(3)))
+                  .toByteArray()),
+          400,
+          "logRecords=4 maxRecordsPerRequest=3");
+      assertThat(t.records()).hasSize(1);
+    }
+  }
+
   static void assertRefused(HttpResponse<byte[]> r, int status, String messagePart)
       throws Exception {
     assertThat(r.statusCode()).as(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo(status);
