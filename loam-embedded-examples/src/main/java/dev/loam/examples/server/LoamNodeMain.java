@@ -240,8 +240,7 @@ public final class LoamNodeMain {
             OtlpFlags.start(
                 m.node,
                 o.host(),
-                otlpPorts.http(),
-                otlpPorts.grpc(),
+                otlpPorts,
                 m.server.authentication(),
                 dev.loam.http.IngestQuota.unlimited(),
                 o.tls());

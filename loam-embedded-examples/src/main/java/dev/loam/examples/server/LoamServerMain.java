@@ -186,13 +186,7 @@ public final class LoamServerMain {
         ParsedArgs pa = CMD.parse(args);
         otlp =
             OtlpFlags.start(
-                node,
-                o.host(),
-                OTLP.httpPort(pa),
-                OTLP.grpcPort(pa),
-                server.authentication(),
-                o.quota(),
-                o.tls());
+                node, o.host(), OTLP.ports(pa), server.authentication(), o.quota(), o.tls());
       } catch (RuntimeException e) {
         if (kafka != null) {
           kafka.close();

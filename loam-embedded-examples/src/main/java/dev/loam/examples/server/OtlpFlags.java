@@ -5,11 +5,14 @@ import dev.loam.cli.Command;
 import dev.loam.cli.Flag;
 import dev.loam.cli.ParsedArgs;
 import dev.loam.cli.Values;
+import dev.loam.error.LoamException;
 import dev.loam.http.Authentication;
 import dev.loam.http.IngestQuota;
 import dev.loam.otlp.OtlpReceiver;
 import dev.loam.otlp.OtlpSettings;
 import dev.loam.tls.TlsSettings;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -21,16 +24,25 @@ import java.util.Optional;
 final class OtlpFlags {
   private OtlpFlags() {}
 
-  /** The two ports, -1 for a listener that is off. */
-  record Ports(int http, int grpc) {
+  /** The two ports, -1 for a listener that is off, and the streams' key attributes. */
+  record Ports(int http, int grpc, Map<String, String> keyAttributes) {
     static final Ports OFF = new Ports(-1, -1);
+
+    Ports(int http, int grpc) {
+      this(http, grpc, Map.of());
+    }
+
+    Ports {
+      keyAttributes = Map.copyOf(keyAttributes);
+    }
   }
 
-  /** The two port flags of a command. */
-  record Listener(Flag<Integer> http, Flag<Integer> grpc) {
-    /** Both ports of a parsed command line. */
+  /** The port flags and the key-attribute flag of a command. */
+  record Listener(Flag<Integer> http, Flag<Integer> grpc, Flag<Map<String, String>> keys) {
+    /** Both ports and the key attributes of a parsed command line. */
     Ports ports(ParsedArgs a) {
-      return new Ports(httpPort(a), grpcPort(a));
+      Map<String, String> k = a.get(keys);
+      return new Ports(httpPort(a), grpcPort(a), k == null ? Map.of() : k);
     }
 
     /** The OTLP/HTTP port, -1 when off. */
@@ -60,7 +72,8 @@ final class OtlpFlags {
             "N|off",
             Values.portOrOff(),
             OtlpSettings.DEFAULT_GRPC_PORT,
-            "the OTLP/gRPC logs port on --host, LogsService/Export (docs/reference/otlp.md)"));
+            "the OTLP/gRPC logs port on --host, LogsService/Export (docs/reference/otlp.md)"),
+        keyAttributes(cmd));
   }
 
   /** {@code loam node}'s flags: off unless given. */
@@ -77,7 +90,40 @@ final class OtlpFlags {
             "N",
             Values.port(true),
             "off",
-            "the OTLP/gRPC logs port on --host, LogsService/Export (docs/reference/otlp.md)"));
+            "the OTLP/gRPC logs port on --host, LogsService/Export (docs/reference/otlp.md)"),
+        keyAttributes(cmd));
+  }
+
+  private static Flag<Map<String, String>> keyAttributes(Command cmd) {
+    return cmd.optional(
+        "--otlp-key-attribute",
+        "STREAM=ATTR[,...]",
+        OtlpFlags::parseKeyAttributes,
+        "none (round-robin)",
+        "key OTLP records of STREAM on the attribute ATTR, e.g. otel_logs=service.name");
+  }
+
+  /** {@code stream=attribute} pairs separated by commas, each checked as the settings check it. */
+  static Map<String, String> parseKeyAttributes(String text) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String pair : text.split(",", -1)) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0 || eq == pair.length() - 1) {
+        throw new IllegalArgumentException(
+            "expected STREAM=ATTRIBUTE pairs separated by commas, got '" + pair + "'");
+      }
+      String stream = pair.substring(0, eq).strip();
+      String attribute = pair.substring(eq + 1).strip();
+      if (out.put(stream, attribute) != null) {
+        throw new IllegalArgumentException("stream " + stream + " is named twice");
+      }
+      try {
+        OtlpSettings.builder().keyAttribute(stream, attribute).build();
+      } catch (LoamException e) {
+        throw new IllegalArgumentException(e.getMessage());
+      }
+    }
+    return out;
   }
 
   /**
@@ -88,11 +134,12 @@ final class OtlpFlags {
   static OtlpReceiver start(
       LoamNode node,
       String host,
-      int httpPort,
-      int grpcPort,
+      Ports ports,
       Authentication authentication,
       IngestQuota quota,
       Optional<TlsSettings> tls) {
+    int httpPort = ports.http();
+    int grpcPort = ports.grpc();
     if (httpPort < 0 && grpcPort < 0) {
       return null;
     }
@@ -104,6 +151,7 @@ final class OtlpFlags {
             .authentication(authentication)
             .ingestQuota(quota);
     tls.ifPresent(b::tls);
+    ports.keyAttributes().forEach(b::keyAttribute);
     OtlpSettings settings = b.build();
     String flag =
         (httpPort >= 0 ? "--otlp-http-port " + httpPort : "")

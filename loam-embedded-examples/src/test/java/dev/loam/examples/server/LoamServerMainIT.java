@@ -159,7 +159,9 @@ class LoamServerMainIT {
             "--otlp-http-port",
             "0",
             "--otlp-grpc-port",
-            "0");
+            "0",
+            "--otlp-key-attribute",
+            "otel_logs=service.name");
     try {
       Matcher http = OTLP_HTTP.matcher(s.readyLine());
       assertThat(http.find()).as(s.readyLine()).isTrue();

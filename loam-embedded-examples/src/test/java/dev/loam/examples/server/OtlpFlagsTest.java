@@ -22,6 +22,17 @@ class OtlpFlagsTest {
     assertThatThrownBy(() -> LoamServerMain.validate(new String[] {"--otlp-http-port", "70000"}))
         .isInstanceOf(UsageException.class)
         .hasMessageContaining("--otlp-http-port");
+    var keyed =
+        LoamServerMain.CMD.parse(
+            new String[] {"--otlp-key-attribute", "otel_logs=service.name,app=host.name"});
+    assertThat(LoamServerMain.OTLP.ports(keyed).keyAttributes())
+        .isEqualTo(java.util.Map.of("otel_logs", "service.name", "app", "host.name"));
+    for (String bad : new String[] {"otel_logs", "=x", "s=has space", "a=b,a=c"}) {
+      assertThatThrownBy(() -> LoamServerMain.validate(new String[] {"--otlp-key-attribute", bad}))
+          .as(bad)
+          .isInstanceOf(UsageException.class)
+          .hasMessageContaining("--otlp-key-attribute");
+    }
   }
 
   @Test
