@@ -23,6 +23,7 @@ targets=(
   "loam-http ProduceBodyFuzzTest"
   "loam-http ParamsFuzzTest"
   "loam-http FetchBodyFuzzTest"
+  "loam-otlp OtlpBodyFuzzTest"
 )
 mkdir -p build/fuzz-logs
 status=0

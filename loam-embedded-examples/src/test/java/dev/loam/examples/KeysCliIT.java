@@ -50,6 +50,10 @@ class KeysCliIT {
                 "--port",
                 "0",
                 "--kafka-port",
+                "off",
+                "--otlp-http-port",
+                "off",
+                "--otlp-grpc-port",
                 "off"));
     cmd.addAll(List.of(extra));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -11,6 +11,7 @@ import dev.loam.http.LoamHttpServer;
 import dev.loam.kafka.KafkaGateway;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
+import dev.loam.otlp.OtlpReceiver;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.spi.store.StoreContext;
 import dev.loam.store.ObjectStores;
@@ -81,12 +82,14 @@ public final class LoamNodeMain {
 
   public static void main(String[] args) throws InterruptedException {
     NodeOptions o;
+    OtlpFlags.Ports otlp;
     try {
       if (NodeOptions.CMD.parse(args).help()) {
         usage(System.out);
         return;
       }
       o = NodeOptions.parse(args);
+      otlp = NodeOptions.OTLP.ports(NodeOptions.CMD.parse(args));
     } catch (UsageException e) {
       NodeOptions.CMD.printUsageError(e, System.err);
       System.exit(2);
@@ -99,7 +102,7 @@ public final class LoamNodeMain {
         .putIfAbsent("org.slf4j.simpleLogger.log.org.apache.ratis.client.impl.OrderedAsync", "off");
     Member m;
     try {
-      m = Member.start(o, System.out);
+      m = Member.start(o, otlp, System.out);
     } catch (Throwable e) {
       // Whatever failed, the member closed what it had started (its replica, its pools): exit so
       // that nothing keeps serving half a node, with one line saying which flag to change.
@@ -133,6 +136,7 @@ public final class LoamNodeMain {
     private volatile LoamNode node;
     private volatile LoamHttpServer server;
     private volatile KafkaGateway kafka;
+    private volatile OtlpReceiver otlp;
     private volatile ObjectStore faultyStore;
     private volatile FaultFile faultFile;
     private volatile ExecutorService storeIo;
@@ -151,6 +155,11 @@ public final class LoamNodeMain {
      * fails or no leader appears within the start timeout.
      */
     static Member start(NodeOptions o, PrintStream out) {
+      return start(o, OtlpFlags.Ports.OFF, out);
+    }
+
+    /** As {@link #start(NodeOptions, PrintStream)}, serving OTLP logs on the ports that are on. */
+    static Member start(NodeOptions o, OtlpFlags.Ports otlpPorts, PrintStream out) {
       Member m = new Member(o, out);
       try {
         StartFailure.step(
@@ -227,6 +236,14 @@ public final class LoamNodeMain {
                   URI.create(o.advertisedAddress()).getHost(),
                   o.tls());
         }
+        m.otlp =
+            OtlpFlags.start(
+                m.node,
+                o.host(),
+                otlpPorts,
+                m.server.authentication(),
+                dev.loam.http.IngestQuota.unlimited(),
+                o.tls());
         out.println(
             "loam: node "
                 + o.id()
@@ -237,6 +254,7 @@ public final class LoamNodeMain {
                 + ":"
                 + m.server.port()
                 + (m.kafka == null ? "" : " kafka=" + m.kafka.advertisedAddress())
+                + OtlpFlags.describe(m.otlp, o.host())
                 + " zone="
                 + (o.zone().isEmpty() ? "-" : o.zone())
                 + " epoch="
@@ -272,8 +290,9 @@ public final class LoamNodeMain {
       out.println("loam: node " + options.id() + " stopping");
       out.flush();
       // Kafka clients first: the gateway withdraws its endpoint, so Metadata from the other nodes
-      // stops naming this one while the streams drain.
+      // stops naming this one while the streams drain. OTLP exporters retry elsewhere.
       quietly(kafka);
+      quietly(otlp);
       // Drain (ownership-and-routing.txt "Transfers"): hand the streams this node owns to the
       // others while the server and the node still run, then leave the registry.
       if (node != null) {
@@ -292,6 +311,7 @@ public final class LoamNodeMain {
     /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
+      quietly(otlp);
       quietly(kafka);
       quietly(server);
       quietly(node);

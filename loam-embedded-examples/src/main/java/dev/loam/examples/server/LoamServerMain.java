@@ -12,6 +12,7 @@ import dev.loam.http.IngestQuota;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.kafka.KafkaGateway;
 import dev.loam.kafka.KafkaGatewaySettings;
+import dev.loam.otlp.OtlpReceiver;
 import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -65,6 +66,7 @@ public final class LoamServerMain {
           Values.portOrOff(),
           9092,
           "the Kafka protocol port on --host (docs/reference/kafka.md; 0 = any free one)");
+  static final OtlpFlags.Listener OTLP = OtlpFlags.server(CMD);
   static final Flag<String> NODE_ID =
       CMD.flag("--node-id", "ID", Values.nonBlank(), "node-1", "the node's id");
   static final Flag<String> STORE =
@@ -151,6 +153,7 @@ public final class LoamServerMain {
     LoamNode node;
     LoamHttpServer server;
     KafkaGateway kafka;
+    OtlpReceiver otlp;
     try {
       node = startNode(o);
       try {
@@ -179,6 +182,19 @@ public final class LoamServerMain {
         node.close();
         throw e;
       }
+      try {
+        ParsedArgs pa = CMD.parse(args);
+        otlp =
+            OtlpFlags.start(
+                node, o.host(), OTLP.ports(pa), server.authentication(), o.quota(), o.tls());
+      } catch (RuntimeException e) {
+        if (kafka != null) {
+          kafka.close();
+        }
+        server.close();
+        node.close();
+        throw e;
+      }
     } catch (Throwable e) {
       // One line naming the flag to change, then exit: nothing half-started keeps the JVM up.
       System.err.println("loam server: could not start: " + StartFailure.describe(e, null));
@@ -191,6 +207,9 @@ public final class LoamServerMain {
             new Thread(
                 () -> {
                   System.out.println("loam: stopping");
+                  if (otlp != null) {
+                    otlp.close();
+                  }
                   if (kafka != null) {
                     kafka.close();
                   }
@@ -210,7 +229,8 @@ public final class LoamServerMain {
             + " (data "
             + o.dataDir().toAbsolutePath()
             + ")"
-            + (kafka == null ? "" : " kafka=" + kafka.advertisedAddress()));
+            + (kafka == null ? "" : " kafka=" + kafka.advertisedAddress())
+            + OtlpFlags.describe(otlp, o.host()));
     System.out.println(
         "loam: try  curl -s -X POST "
             + url

@@ -106,6 +106,7 @@ public record NodeOptions(
           Values.portOrOff(),
           "off",
           "the Kafka protocol port on --host (docs/reference/kafka.md), advertised in the registry");
+  static final OtlpFlags.Listener OTLP = OtlpFlags.node(CMD);
   static final Flag<String> HOST =
       CMD.flag(
           "--host",

@@ -21,10 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LoamServerMainIT {
   static final Pattern SERVING = Pattern.compile("serving (https?://[0-9.]+:[0-9]+)");
+  static final Pattern OTLP_HTTP = Pattern.compile(" otlp-http=([0-9.]+:[0-9]+)");
+  static final Pattern OTLP_GRPC = Pattern.compile(" otlp-grpc=([0-9.]+:[0-9]+)");
 
   @TempDir Path dir;
 
-  record Server(Process process, BufferedReader out, String url) {}
+  record Server(Process process, BufferedReader out, String url, String readyLine) {}
 
   static Server launch(Path dataDir, String... extraArgs) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -42,6 +44,10 @@ class LoamServerMainIT {
                 "--node-id",
                 "main-1"));
     cmd.addAll(List.of(extraArgs));
+    if (List.of(extraArgs).stream().noneMatch(a -> a.startsWith("--otlp-"))) {
+      // The OTLP default ports are fixed ones: tests that do not exercise OTLP leave them free.
+      cmd.addAll(List.of("--otlp-http-port", "off", "--otlp-grpc-port", "off"));
+    }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -51,7 +57,7 @@ class LoamServerMainIT {
       seen.add(line);
       Matcher m = SERVING.matcher(line);
       if (m.find()) {
-        return new Server(p, out, m.group(1));
+        return new Server(p, out, m.group(1), line);
       }
     }
     throw new AssertionError("the server exited before serving: " + seen);
@@ -137,6 +143,52 @@ class LoamServerMainIT {
       assertThat(over.status()).as(over.body()).isEqualTo(429);
       assertThat(over.body()).contains("\"code\":\"quota_exceeded\"", "\"namespace\":\"default\"");
       assertThat(Long.parseLong(over.header("Retry-After"))).isBetween(1L, 40L);
+    } finally {
+      stop(s);
+    }
+  }
+
+  @Test
+  void otlpPortsServeLogsWithTheHttpApisAuthentication() throws Exception {
+    Curl.requireCurl();
+    Server s =
+        launch(
+            dir.resolve("data"),
+            "--kafka-port",
+            "off",
+            "--otlp-http-port",
+            "0",
+            "--otlp-grpc-port",
+            "0",
+            "--otlp-key-attribute",
+            "otel_logs=service.name");
+    try {
+      Matcher http = OTLP_HTTP.matcher(s.readyLine());
+      assertThat(http.find()).as(s.readyLine()).isTrue();
+      assertThat(OTLP_GRPC.matcher(s.readyLine()).find()).as(s.readyLine()).isTrue();
+      String logs = "http://" + http.group(1) + "/v1/logs";
+      Curl.Result r =
+          Curl.run(
+              "-X",
+              "POST",
+              logs,
+              "-H",
+              "content-type: application/json",
+              "-d",
+              "{\"resourceLogs\":[{\"scopeLogs\":[{\"logRecords\":[{\"body\":{\"stringValue\":\"hi\"}}]}]}]}");
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      // Stored in otel_logs, created on first use with four partitions: one holds the record.
+      Curl.Result described = Curl.run(s.url() + "/v1/namespaces/default/streams/otel_logs");
+      assertThat(described.status()).as(described.body()).isEqualTo(200);
+      Matcher hw = Pattern.compile("\"high_watermark\":(\\d+)").matcher(described.body());
+      long total = 0;
+      int partitions = 0;
+      while (hw.find()) {
+        total += Long.parseLong(hw.group(1));
+        partitions++;
+      }
+      assertThat(partitions).as(described.body()).isEqualTo(4);
+      assertThat(total).as(described.body()).isEqualTo(1);
     } finally {
       stop(s);
     }
