@@ -1,5 +1,6 @@
 package dev.loam.sim;
 
+import dev.loam.api.Durability;
 import dev.loam.api.LoamNode;
 import dev.loam.api.StreamSpec;
 import dev.loam.meta.MetaReader;
@@ -21,7 +22,6 @@ import dev.loam.sim.check.FinalValidation;
 import dev.loam.sim.check.History;
 import dev.loam.sim.check.OwnershipChecker;
 import dev.loam.sim.check.RetentionModel;
-import dev.loam.wal.DurabilityClass;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -258,7 +258,7 @@ public final class Simulation {
                   st.name(),
                   new StreamSpec(
                       st.partitions(),
-                      express ? DurabilityClass.EXPRESS : DurabilityClass.STANDARD,
+                      express ? Durability.EXPRESS : Durability.STANDARD,
                       retentionMillis,
                       retentionBytes,
                       false)));
