@@ -77,16 +77,22 @@ final class HostFuture<T> extends CompletableFuture<T> {
 
   private void refuseBlockingOnLoamThread(String call) {
     if (!isDone() && LoamThreads.isLoamThread()) {
-      throw new BlockingOnLoamThreadException(
-          "a Loam future's "
-              + call
-              + " was called on Loam thread "
-              + Thread.currentThread().getName()
-              + " (owner="
-              + LoamThreads.currentOwner()
-              + ") before it completed: it would wait forever, since completing it may need this"
-              + " thread. Compose with thenCompose/thenAccept, or block on a thread of your own"
-              + " (thenAcceptAsync(fn, yourExecutor))");
+      BlockingOnLoamThreadException e = refusal(call);
+      LoamThreads.refused(e);
+      throw e;
     }
+  }
+
+  private static BlockingOnLoamThreadException refusal(String call) {
+    return new BlockingOnLoamThreadException(
+        "a Loam future's "
+            + call
+            + " was called on Loam thread "
+            + Thread.currentThread().getName()
+            + " (owner="
+            + LoamThreads.currentOwner()
+            + ") before it completed: it would wait forever, since completing it may need this"
+            + " thread. Compose with thenCompose/thenAccept, or block on a thread of your own"
+            + " (thenAcceptAsync(fn, yourExecutor))");
   }
 }

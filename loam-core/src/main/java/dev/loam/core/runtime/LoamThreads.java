@@ -1,5 +1,6 @@
 package dev.loam.core.runtime;
 
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -11,6 +12,7 @@ import java.util.function.Supplier;
  */
 public final class LoamThreads {
   private static final ThreadLocal<String> OWNER = new ThreadLocal<>();
+  private static final ThreadLocal<Consumer<RuntimeException>> ON_REFUSAL = new ThreadLocal<>();
 
   private LoamThreads() {}
 
@@ -36,16 +38,42 @@ public final class LoamThreads {
 
   /** As {@link #runAs}, answering what {@code s} answers; the previous mark is restored after. */
   public static <T> T callAs(String owner, Supplier<T> s) {
+    return callAs(owner, null, s);
+  }
+
+  /**
+   * As {@link #callAs(String, Supplier)}, and every blocking wait refused on this thread meanwhile
+   * is also reported to {@code onRefusal} (before it is thrown to the caller, who may swallow it):
+   * how a simulation turns a host's {@code join()} into a reported violation.
+   */
+  public static <T> T callAs(String owner, Consumer<RuntimeException> onRefusal, Supplier<T> s) {
     String previous = OWNER.get();
+    Consumer<RuntimeException> previousObserver = ON_REFUSAL.get();
     OWNER.set(owner);
+    if (onRefusal != null) {
+      ON_REFUSAL.set(onRefusal);
+    }
     try {
       return s.get();
     } finally {
-      if (previous == null) {
-        OWNER.remove();
-      } else {
-        OWNER.set(previous);
-      }
+      restore(OWNER, previous);
+      restore(ON_REFUSAL, previousObserver);
+    }
+  }
+
+  /** Tells the current thread's observer (if any) that {@code refusal} is about to be thrown. */
+  public static void refused(RuntimeException refusal) {
+    Consumer<RuntimeException> c = ON_REFUSAL.get();
+    if (c != null) {
+      c.accept(refusal);
+    }
+  }
+
+  private static <T> void restore(ThreadLocal<T> local, T previous) {
+    if (previous == null) {
+      local.remove();
+    } else {
+      local.set(previous);
     }
   }
 }
