@@ -1,5 +1,6 @@
 package dev.loam.api;
 
+import dev.loam.core.node.HostLog;
 import dev.loam.core.node.NodeRuntime;
 import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
@@ -26,7 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiFunction;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 
@@ -54,20 +54,29 @@ public final class LoamNode implements AutoCloseable {
   private final List<AutoCloseable> owned;
   private final Duration closeTimeout;
   private final AtomicBoolean stopping = new AtomicBoolean();
+  private final Log log;
 
-  private LoamNode(NodeRuntime runtime, List<AutoCloseable> owned, Duration closeTimeout) {
+  private LoamNode(
+      NodeRuntime runtime, List<AutoCloseable> owned, Duration closeTimeout, Executor callbacks) {
     this.runtime = runtime;
     this.owned = owned;
     this.closeTimeout = closeTimeout;
+    this.log = HostLog.wrap(runtime.log(), callbacks);
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The log API of this node. */
+  /**
+   * The log API of this node. Its futures complete on a callback thread of the node's own (when the
+   * node created its threads; with a scheduler given to the builder, on the thread that completes
+   * them), never on the threads that write, read and commit. A {@code join()} or {@code get()} of a
+   * future not done yet, called on a Loam thread (inside such a callback), fails at once with
+   * {@link BlockingOnLoamThreadException} instead of deadlocking the node.
+   */
   public Log log() {
-    return runtime.log();
+    return log;
   }
 
   /** The cluster this node belongs to (its metastore's cluster id, named by the store's marker). */
@@ -423,7 +432,9 @@ public final class LoamNode implements AutoCloseable {
      * the metastore references objects the store does not hold.
      */
     public LoamNode start() {
-      return open((runtime, owned) -> new LoamNode(runtime.start(), owned, closeTimeout));
+      return open(
+          (runtime, owned, callbacks) ->
+              new LoamNode(runtime.start(), owned, closeTimeout, callbacks));
     }
 
     /**
@@ -434,7 +445,7 @@ public final class LoamNode implements AutoCloseable {
      */
     public CompletableFuture<LoamNode> startAsync() {
       return open(
-          (runtime, owned) ->
+          (runtime, owned, callbacks) ->
               runtime
                   .startAsync()
                   .handle(
@@ -445,7 +456,7 @@ public final class LoamNode implements AutoCloseable {
                               ? ce
                               : new CompletionException(t);
                         }
-                        return new LoamNode(rt, owned, closeTimeout);
+                        return new LoamNode(rt, owned, closeTimeout, callbacks);
                       }));
     }
 
@@ -459,7 +470,12 @@ public final class LoamNode implements AutoCloseable {
       }
     }
 
-    private <T> T open(BiFunction<NodeRuntime.Builder, List<AutoCloseable>, T> finish) {
+    /** The last step of {@link #open}: starts the configured runtime. */
+    private interface Finish<T> {
+      T apply(NodeRuntime.Builder runtime, List<AutoCloseable> owned, Executor callbacks);
+    }
+
+    private <T> T open(Finish<T> finish) {
       if (nodeId == null || !NODE_ID.matcher(nodeId).matches()) {
         throw new LoamException(Kind.INVALID, "invalid node id nodeId=" + nodeId);
       }
@@ -475,6 +491,15 @@ public final class LoamNode implements AutoCloseable {
         InstantSource c = clock != null ? clock : SystemDrivers.clock();
         RandomGenerator r = random != null ? random : SystemDrivers.random();
         ScheduledExecutorService s = scheduler;
+        // The host's callbacks run on a thread of their own when the node owns its threads. It
+        // is shut down last (owned closes in reverse), after close() answered every append; a
+        // completion after that runs on the completing thread.
+        Executor callbacks = Runnable::run;
+        if (s == null) {
+          ExecutorService cb = SystemDrivers.callbackThread("loam-" + nodeId + "-callbacks");
+          owned.add(cb::shutdown);
+          callbacks = cb;
+        }
         if (s == null) {
           ScheduledExecutorService created = SystemDrivers.scheduler("loam-" + nodeId);
           // shutdown, not shutdownNow: steps already queued complete their callers' futures.
@@ -533,7 +558,8 @@ public final class LoamNode implements AutoCloseable {
                 .startTimeout(startTimeout)
                 .ownershipSettings(ownershipSettings)
                 .compactionSettings(compactionSettings),
-            owned);
+            owned,
+            callbacks);
       } catch (RuntimeException e) {
         closeAll(owned);
         throw e;

@@ -23,7 +23,9 @@ import java.util.concurrent.CompletableFuture;
  *   <li>CORRUPTION: stored bytes failed their checksum (the message names the object).
  * </ul>
  *
- * <p>Futures complete on the node's own threads: do not block inside callbacks.
+ * <p>The futures of {@code LoamNode.log()} complete on the node's callback thread; a {@code join()}
+ * or {@code get()} there (inside a callback), before the awaited future is done, fails at once with
+ * {@link BlockingOnLoamThreadException}: compose instead (docs/reference/embedded-api.md).
  */
 public interface Log {
   /** Creates a namespace. CONFLICT if it exists. */
@@ -313,4 +315,57 @@ public interface Log {
    * what the launchers' default authentication mode switches on. Never blocks.
    */
   boolean hasActiveApiKeys();
+
+  // ---------------------------------------------------------------- host conveniences
+
+  /**
+   * Creates a namespace unless it exists: completes with true when this call created it, false when
+   * it existed already (created by an earlier run, another node or a concurrent call). Safe to
+   * repeat, and so the way to retry a {@link #createNamespace} whose outcome is unknown. Fails as
+   * {@link #createNamespace} does otherwise (INVALID for a bad name).
+   */
+  default CompletableFuture<Boolean> createNamespaceIfAbsent(String namespace) {
+    return createNamespace(namespace)
+        .handle(
+            (v, t) -> {
+              if (t == null) {
+                return true;
+              }
+              if (LogDefaults.isConflict(t)) {
+                return false;
+              }
+              throw LogDefaults.rethrow(t);
+            });
+  }
+
+  /**
+   * Creates a stream unless one of that name exists: completes with the stream, as created or as it
+   * exists, whatever spec the existing one was created with (compare {@link
+   * StreamDescription#spec()} when that matters). Safe to repeat. NOT_FOUND for a missing
+   * namespace, INVALID for a bad name or spec.
+   */
+  default CompletableFuture<StreamDescription> createStreamIfAbsent(
+      String namespace, String stream, StreamSpec spec) {
+    return createStream(namespace, stream, spec)
+        .handle(
+            (d, t) -> {
+              if (t == null) {
+                return CompletableFuture.completedFuture(d);
+              }
+              if (LogDefaults.isConflict(t)) {
+                return describeStream(namespace, stream);
+              }
+              throw LogDefaults.rethrow(t);
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * A producer whose appends are idempotent without the caller numbering them: it allocates a
+   * producer id on its first append and keeps each partition's sequence ({@link
+   * IdempotentProducer}). One producer per writer; it holds no thread and needs no closing.
+   */
+  default IdempotentProducer idempotentProducer() {
+    return new IdempotentProducer(this);
+  }
 }

@@ -13,7 +13,9 @@ import dev.loam.meta.command.Outcome;
  * until it is given a kind here.
  *
  * <p>Messages are the metastore's own, followed by what the caller knows ({@code subject}: the
- * stream, partition, consumer or object as {@code key=value}).
+ * stream, partition, consumer or object as {@code key=value}). A key the metastore's message names
+ * already is not repeated: the metastore names what it refused from the command itself, so its
+ * value is the one that was checked.
  */
 public final class Rejections {
   private Rejections() {}
@@ -29,7 +31,30 @@ public final class Rejections {
           case NOT_OWNER -> Kind.NOT_OWNER;
           case FUTURE_STAMP -> Kind.UNAVAILABLE;
         };
-    return new LoamException(kind, r.message() + " " + subject);
+    return new LoamException(kind, withSubject(r.message(), subject));
+  }
+
+  /**
+   * {@code message} followed by each {@code key=value} field of {@code subject} (space-separated)
+   * whose key {@code message} does not name yet.
+   */
+  static String withSubject(String message, String subject) {
+    StringBuilder out = new StringBuilder(message);
+    for (String field : subject.split(" ")) {
+      if (field.isEmpty()) {
+        continue;
+      }
+      int eq = field.indexOf('=');
+      if (eq > 0 && namesKey(message, field.substring(0, eq + 1))) {
+        continue;
+      }
+      out.append(' ').append(field);
+    }
+    return out.toString();
+  }
+
+  private static boolean namesKey(String message, String keyEq) {
+    return message.startsWith(keyEq) || message.contains(" " + keyEq);
   }
 
   /**

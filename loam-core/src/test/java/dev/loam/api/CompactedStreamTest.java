@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loam.store.memory.InMemoryObjectStore;
 import dev.loam.testing.Eventually;
-import dev.loam.wal.DurabilityClass;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -62,7 +61,7 @@ class CompactedStreamTest {
             .compaction(CompactionSettings.defaults().withTombstoneRetention(Duration.ZERO))
             .start()) {
       Log log = node.log();
-      log.createStream("default", "born", new StreamSpec(1, DurabilityClass.STANDARD, -1, -1, true))
+      log.createStream("default", "born", new StreamSpec(1, Durability.STANDARD, -1, -1, true))
           .get(10, TimeUnit.SECONDS);
       log.createStream("default", "switched", StreamSpec.standard(1)).get(10, TimeUnit.SECONDS);
       log.updateStream("default", "switched", new StreamUpdate(null, null, true))

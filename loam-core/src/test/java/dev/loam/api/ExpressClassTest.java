@@ -11,7 +11,6 @@ import dev.loam.store.express.ExpressObjectStore;
 import dev.loam.store.memory.InMemoryObjectStore;
 import dev.loam.testing.SwitchableObjectStore;
 import dev.loam.testing.TestCluster;
-import dev.loam.wal.DurabilityClass;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -45,8 +44,7 @@ class ExpressClassTest {
             .start();
     log = node.log();
     log.createNamespace("ns").join();
-    log.createStream("ns", "fast", StreamSpec.standard(1).withClass(DurabilityClass.EXPRESS))
-        .join();
+    log.createStream("ns", "fast", StreamSpec.standard(1).withClass(Durability.EXPRESS)).join();
     cluster.adopt(node);
   }
 
@@ -97,8 +95,7 @@ class ExpressClassTest {
       plain.createNamespace("ns").join();
       LoamException e =
           failure(
-              plain.createStream(
-                  "ns", "x", StreamSpec.standard(1).withClass(DurabilityClass.EXPRESS)));
+              plain.createStream("ns", "x", StreamSpec.standard(1).withClass(Durability.EXPRESS)));
       assertThat(e.kind()).isEqualTo(Kind.INVALID);
       assertThat(e.getMessage()).contains("no express store", "stream=ns/x");
     }

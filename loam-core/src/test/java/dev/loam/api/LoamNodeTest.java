@@ -304,9 +304,7 @@ class LoamNodeTest {
     assertThatThrownBy(
             () ->
                 log.createStream(
-                        "ns",
-                        "q",
-                        StreamSpec.standard(1).withClass(dev.loam.wal.DurabilityClass.QUORUM))
+                        "ns", "q", StreamSpec.standard(1).withClass(dev.loam.api.Durability.QUORUM))
                     .join())
         .isInstanceOf(CompletionException.class)
         .hasRootCauseMessage("durability class quorum is not available yet stream=ns/q");

@@ -5,7 +5,6 @@ import dev.loam.error.LoamException.Kind;
 import dev.loam.testing.FaultyMetastore;
 import dev.loam.testing.FaultyObjectStore;
 import dev.loam.testing.TestCluster;
-import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -346,7 +345,7 @@ class WritePathPropertyTest {
         String name = "s" + i;
         StreamSpec spec = StreamSpec.standard(d.partitions());
         if (d.express()) {
-          spec = spec.withClass(DurabilityClass.EXPRESS);
+          spec = spec.withClass(Durability.EXPRESS);
         }
         log.createStream(NS, name, spec).get(VERDICT_MS, TimeUnit.MILLISECONDS);
         streamNames.add(name);

@@ -17,7 +17,6 @@ import dev.loam.cli.ParsedArgs;
 import dev.loam.cli.StoreUris;
 import dev.loam.cli.UsageException;
 import dev.loam.cli.Values;
-import dev.loam.error.LoamException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -131,7 +130,7 @@ public final class Demo {
           "N",
           Values.integer(1, 1_000_000),
           "2048, or 256 with --nodes",
-          "appends in flight at once");
+          "appends in flight at once; they are also bounded to half the write buffer in bytes");
   static final Flag<Integer> VALUE_BYTES =
       CMD.flag(
           "--value-bytes",
@@ -191,7 +190,7 @@ public final class Demo {
 
       long[] latencies = new long[(o.records() + o.recordsPerAppend() - 1) / o.recordsPerAppend()];
       long appendStart = System.nanoTime();
-      long payloadBytes = append(log, o, run, latencies);
+      long payloadBytes = append(log, o, run, latencies, inFlightBytes(settings), partitions);
       Summary s = Summary.of(latencies, payloadBytes, o.records(), System.nanoTime() - appendStart);
       WriterStats ws = node.writerStats();
       System.out.printf(
@@ -236,24 +235,8 @@ public final class Demo {
   }
 
   static StreamDescription ensureStream(Log log, int partitions) {
-    try {
-      log.createNamespace("demo").join();
-    } catch (Exception e) {
-      requireKind(e, LoamException.Kind.CONFLICT);
-    }
-    try {
-      return log.createStream("demo", "events", StreamSpec.standard(partitions)).join();
-    } catch (Exception e) {
-      requireKind(e, LoamException.Kind.CONFLICT);
-      return log.describeStream("demo", "events").join();
-    }
-  }
-
-  private static void requireKind(Exception e, LoamException.Kind kind) {
-    Throwable c = e.getCause() != null ? e.getCause() : e;
-    if (!(c instanceof LoamException le) || le.kind() != kind) {
-      throw new IllegalStateException(c);
-    }
+    log.createNamespaceIfAbsent("demo").join();
+    return log.createStreamIfAbsent("demo", "events", StreamSpec.standard(partitions)).join();
   }
 
   static String value(String run, int seq, int valueBytes) {
@@ -266,8 +249,31 @@ public final class Demo {
     return b.append("\"}").toString();
   }
 
-  private static long append(Log log, Options o, String run, long[] latencies) throws Exception {
+  /**
+   * The bytes of appends the demo keeps in flight: half the node's write buffer, so that appends
+   * wait for acknowledgements (backpressure) instead of overflowing the buffer when the store is
+   * slow. The other half leaves room for the encoding's overhead beyond {@link #cost}.
+   */
+  static long inFlightBytes(NodeSettings settings) {
+    return Math.max(1, settings.maxBufferedBytes() / 2);
+  }
+
+  /**
+   * What one append of {@code n} records with {@code payload} key and value bytes takes in the
+   * write buffer, at most: the payload, each record's framing (length, attributes, deltas, header
+   * count: under 32 bytes) and one batch header per partition it reaches (61 bytes, on at most
+   * {@code partitions} partitions).
+   */
+  static long cost(long payload, int n, int partitions) {
+    return payload + 32L * n + 64L * Math.min(n, partitions);
+  }
+
+  private static long append(
+      Log log, Options o, String run, long[] latencies, long maxBytes, int partitions)
+      throws Exception {
     Semaphore window = new Semaphore(o.maxInFlight());
+    int budget = (int) Math.min(Integer.MAX_VALUE, maxBytes);
+    Semaphore bytesWindow = new Semaphore(budget);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<CompletableFuture<AppendResult>> all = new ArrayList<>();
     long bytes = 0;
@@ -275,13 +281,18 @@ public final class Demo {
     for (int i = 0; i < o.records(); i += o.recordsPerAppend()) {
       int n = Math.min(o.recordsPerAppend(), o.records() - i);
       List<AppendRecord> batch = new ArrayList<>(n);
+      long payload = 0;
       for (int j = i; j < i + n; j++) {
         String key = "key-" + (j % KEYS);
         String value = value(run, j, o.valueBytes());
-        bytes += key.length() + value.length();
+        payload += key.length() + value.length();
         batch.add(AppendRecord.of(key, value));
       }
+      bytes += payload;
+      // An append larger than the whole budget waits until nothing else is in flight.
+      int permits = (int) Math.min(budget, cost(payload, n, partitions));
       window.acquire();
+      bytesWindow.acquire(permits);
       if (failure.get() != null) {
         break;
       }
@@ -294,6 +305,7 @@ public final class Demo {
             if (e != null) {
               failure.compareAndSet(null, e);
             }
+            bytesWindow.release(permits);
             window.release();
           });
       all.add(f);

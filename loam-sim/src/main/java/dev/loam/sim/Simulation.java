@@ -1,7 +1,9 @@
 package dev.loam.sim;
 
+import dev.loam.api.Durability;
 import dev.loam.api.LoamNode;
 import dev.loam.api.StreamSpec;
+import dev.loam.core.runtime.LoamThreads;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.Command;
@@ -21,7 +23,6 @@ import dev.loam.sim.check.FinalValidation;
 import dev.loam.sim.check.History;
 import dev.loam.sim.check.OwnershipChecker;
 import dev.loam.sim.check.RetentionModel;
-import dev.loam.wal.DurabilityClass;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,10 +84,7 @@ public final class Simulation {
     public String report() {
       StringBuilder b = new StringBuilder();
       b.append("simulation seed=").append(seed).append(" violations=").append(violations.size());
-      b.append(
-              "\nreplay: mvn -B -pl loam-sim -am test -Dtest=ClusterSimTest#replay"
-                  + " -Dsurefire.failIfNoSpecifiedTests=false -Dloam.sim.seed=")
-          .append(seed);
+      b.append("\nreplay: ").append(replayCommand(seed));
       violations.forEach(v -> b.append("\n  violation: ").append(v));
       b.append("\nfault schedule:");
       faultSchedule.forEach(f -> b.append("\n  ").append(f));
@@ -98,6 +96,19 @@ public final class Simulation {
       }
       return b.toString();
     }
+  }
+
+  /**
+   * What replays {@code seed}: the same test with {@code -Dloam.sim.seed} (read by {@code
+   * SimSeeds.check} and by ClusterSimTest#replay).
+   */
+  public static String replayCommand(long seed) {
+    return "rerun the failing test with -Dloam.sim.seed="
+        + seed
+        + " (the harness's own workload: mvn -B -pl loam-sim -am test -Dtest=ClusterSimTest#replay"
+        + " -Dsurefire.failIfNoSpecifiedTests=false -Dloam.sim.seed="
+        + seed
+        + ")";
   }
 
   private final long seed;
@@ -125,10 +136,22 @@ public final class Simulation {
   private final Consumers consumers;
   private final Workload workload;
   private final Nemesis nemesis;
+  private final HostWorkload host;
+  private final HostContext hostContext;
+  private boolean blockingReported;
 
   /** A run of {@code seed} in the shape {@code config}; nothing happens until {@link #run()}. */
   public Simulation(long seed, Config config) {
+    this(seed, config, HostWorkload.NONE);
+  }
+
+  /**
+   * A run of {@code seed} in the shape {@code config} with a host application's workload and
+   * invariants ({@link HostWorkload}) besides the harness's own.
+   */
+  public Simulation(long seed, Config config, HostWorkload host) {
     this.seed = seed;
+    this.host = java.util.Objects.requireNonNull(host, "host");
     this.config = config;
     this.ctx = new SimContext(seed, clock, scheduler, trace);
     this.workRandom = Seeds.stream(seed, "workload");
@@ -181,6 +204,7 @@ public final class Simulation {
     this.nemesis =
         new Nemesis(
             ctx, cluster, store, meta, zones, streams, checker, faultRandom, config.nodes());
+    this.hostContext = new HostContext(ctx, cluster, checker::violation);
   }
 
   /** Runs {@code seed} with {@link Config#defaults()}. */
@@ -188,8 +212,26 @@ public final class Simulation {
     return new Simulation(seed, Config.defaults()).run();
   }
 
-  /** Runs the phases (setup, workload, heal, validate) and reports what the run did and found. */
+  /**
+   * Runs the phases (setup, workload, heal, validate) and reports what the run did and found. The
+   * thread is a Loam thread meanwhile ({@code LoamThreads}): a blocking wait on a Loam future that
+   * is not done, by the host's workload or anything else, fails at once and is a violation, where
+   * it would otherwise wait forever for a scheduler that only this thread runs.
+   */
   public Result run() {
+    return LoamThreads.callAs("simulation seed=" + seed, this::blockingRefused, this::runPhases);
+  }
+
+  private void blockingRefused(RuntimeException e) {
+    ctx.count("blockingWaitsRefused");
+    if (!blockingReported) {
+      blockingReported = true;
+      checker.violation(
+          "a blocking wait on the simulation's thread was refused: " + e.getMessage());
+    }
+  }
+
+  private Result runPhases() {
     setup();
     long workloadEndNanos = clock.nanos() + config.workload().toNanos();
     availability.workloadStarted();
@@ -198,9 +240,14 @@ public final class Simulation {
     if (config.faults()) {
       nemesis.schedule(config.workload());
     }
+    hostContext.workloadEnds(workloadEndNanos);
+    host.start(hostContext);
     scheduler.runFor(config.workload());
     heal();
     validate();
+    hostContext.allowAwait(true);
+    host.validate(hostContext);
+    hostContext.allowAwait(false);
     scheduler.uncaught().forEach(t -> checker.violation("uncaught task failure " + t));
     ctx.put("appends", (long) history.appends().size());
     ctx.put("acked", history.appends().stream().filter(a -> a.acked() != null).count());
@@ -266,7 +313,7 @@ public final class Simulation {
                   st.name(),
                   new StreamSpec(
                       st.partitions(),
-                      express ? DurabilityClass.EXPRESS : DurabilityClass.STANDARD,
+                      express ? Durability.EXPRESS : Durability.STANDARD,
                       retentionMillis,
                       retentionBytes,
                       false)));
@@ -283,6 +330,9 @@ public final class Simulation {
     }
     producers.create(config.producers());
     consumers.create(workRandom.nextInt(3));
+    hostContext.allowAwait(true);
+    host.setup(hostContext);
+    hostContext.allowAwait(false);
     nemesis.perCallFaults(config.faults());
     trace.add("setup done streams=" + streams);
   }

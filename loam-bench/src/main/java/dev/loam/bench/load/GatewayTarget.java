@@ -1,5 +1,6 @@
 package dev.loam.bench.load;
 
+import dev.loam.api.Durability;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NotOwnerException;
@@ -108,7 +109,10 @@ final class GatewayTarget implements KafkaTarget, AutoCloseable {
           .get(0)
           .log()
           .createStream(
-              namespace, topic, StreamSpec.standard(partitions).withClass(durabilityClass))
+              namespace,
+              topic,
+              StreamSpec.standard(partitions)
+                  .withClass(Durability.fromWireName(durabilityClass.wireName())))
           .get(60, TimeUnit.SECONDS);
     }
     for (LoamNode n : nodes) {

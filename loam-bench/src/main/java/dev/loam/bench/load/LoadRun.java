@@ -3,6 +3,7 @@ package dev.loam.bench.load;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
 import dev.loam.api.AppendRecord;
+import dev.loam.api.Durability;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NodeSettings;
@@ -248,7 +249,10 @@ final class LoadRun {
     first.createNamespace(NS).join();
     first
         .createStream(
-            NS, STREAM, StreamSpec.standard(c.partitions()).withClass(c.durabilityClass()))
+            NS,
+            STREAM,
+            StreamSpec.standard(c.partitions())
+                .withClass(Durability.fromWireName(c.durabilityClass().wireName())))
         .join();
     // Every replica must know the stream before its node appends to it.
     for (LoamNode n : nodes) {

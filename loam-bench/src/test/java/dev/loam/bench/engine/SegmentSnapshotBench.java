@@ -1,6 +1,7 @@
 package dev.loam.bench.engine;
 
 import dev.loam.api.AppendRecord;
+import dev.loam.api.Durability;
 import dev.loam.api.FetchResult;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OffsetSpec;
@@ -14,7 +15,6 @@ import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.store.fs.FileSystemObjectStore;
-import dev.loam.wal.DurabilityClass;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,8 +95,7 @@ public final class SegmentSnapshotBench {
     try {
       node.log().createNamespace("ns").join();
       node.log()
-          .createStream(
-              "ns", "s", new StreamSpec(PARTITIONS, DurabilityClass.STANDARD, -1, -1, false))
+          .createStream("ns", "s", new StreamSpec(PARTITIONS, Durability.STANDARD, -1, -1, false))
           .join();
       StreamInfo info = meta.read(r -> r.stream("ns", "s").orElseThrow());
       long total = mib << 20;

@@ -8,6 +8,7 @@ import dev.loam.api.BatchAppendResult;
 import dev.loam.api.BatchFetchResult;
 import dev.loam.api.ConsumerState;
 import dev.loam.api.CreatedApiKey;
+import dev.loam.api.Durability;
 import dev.loam.api.FetchResult;
 import dev.loam.api.Log;
 import dev.loam.api.NodeDescription;
@@ -137,20 +138,20 @@ public final class LogService implements Log {
   @Override
   public CompletableFuture<StreamDescription> createStream(
       String namespace, String stream, StreamSpec spec) {
-    if (spec.durabilityClass() == DurabilityClass.QUORUM) {
+    DurabilityClass durability = DurabilityClass.fromWireName(spec.durabilityClass().wireName());
+    if (durability == DurabilityClass.QUORUM) {
       return CompletableFuture.failedFuture(
           new LoamException(
               Kind.INVALID,
               "durability class quorum is not available yet stream=" + namespace + "/" + stream));
     }
-    if (!writers.containsKey(spec.durabilityClass())) {
-      return CompletableFuture.failedFuture(
-          Appender.noWriter(spec.durabilityClass(), namespace, stream));
+    if (!writers.containsKey(durability)) {
+      return CompletableFuture.failedFuture(Appender.noWriter(durability, namespace, stream));
     }
     StreamConfig config =
         new StreamConfig(
             spec.partitions(),
-            spec.durabilityClass(),
+            durability,
             spec.retentionMillis(),
             spec.retentionBytes(),
             spec.compacted()
@@ -384,7 +385,7 @@ public final class LogService implements Log {
         s.name(),
         new StreamSpec(
             c.partitions(),
-            c.durabilityClass(),
+            Durability.fromWireName(c.durabilityClass().wireName()),
             c.retentionMillis(),
             c.retentionBytes(),
             c.cleanupPolicy() == StreamConfig.CleanupPolicy.COMPACT),

@@ -63,10 +63,19 @@ public final class SystemDrivers {
     return p;
   }
 
+  /**
+   * One daemon thread on which the futures of {@code LoamNode.log()} complete, so that a host's
+   * callbacks never run on (and never hold up) the threads that write, read and commit.
+   */
+  public static ExecutorService callbackThread(String name) {
+    return new ThreadPoolExecutor(
+        1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemonFactory(name));
+  }
+
   private static ThreadFactory daemonFactory(String name) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      Thread t = new Thread(() -> LoamThreads.runAs(name, r), name + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     };

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
 import dev.loam.api.CompactionSettings;
+import dev.loam.api.Durability;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.NodeSettings;
@@ -23,7 +24,6 @@ import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.store.memory.InMemoryObjectStore;
-import dev.loam.wal.DurabilityClass;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -163,9 +163,7 @@ final class CompactionHarness implements AutoCloseable {
     this.node = start();
     node.log()
         .createStream(
-            NS,
-            STREAM,
-            new StreamSpec(partitions, DurabilityClass.STANDARD, retentionMillis, -1, true))
+            NS, STREAM, new StreamSpec(partitions, Durability.STANDARD, retentionMillis, -1, true))
         .get(10, TimeUnit.SECONDS);
     this.info = meta.read(r -> r.stream(NS, STREAM).orElseThrow());
     for (int p = 0; p < partitions; p++) {

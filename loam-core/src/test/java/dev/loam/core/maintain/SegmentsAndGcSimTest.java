@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.loam.api.AppendRecord;
+import dev.loam.api.Durability;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.NodeSettings;
@@ -19,7 +20,6 @@ import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.spi.store.ObjectInfo;
 import dev.loam.store.ForwardingObjectStore;
 import dev.loam.store.memory.InMemoryObjectStore;
-import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.ulid.UlidGenerator;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -218,7 +218,7 @@ class SegmentsAndGcSimTest {
           .createStream(
               "default",
               "s",
-              new StreamSpec(PARTITIONS, DurabilityClass.STANDARD, RETENTION_MILLIS, -1, false))
+              new StreamSpec(PARTITIONS, Durability.STANDARD, RETENTION_MILLIS, -1, false))
           .get(10, TimeUnit.SECONDS);
       StreamInfo info = meta.read(r -> r.stream("default", "s").orElseThrow());
       List<List<Rec>> model = new ArrayList<>();

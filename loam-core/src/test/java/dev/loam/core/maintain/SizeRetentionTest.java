@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.api.AppendRecord;
+import dev.loam.api.Durability;
 import dev.loam.api.FetchResult;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OffsetOutOfRangeException;
@@ -17,7 +18,6 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import dev.loam.store.memory.InMemoryObjectStore;
-import dev.loam.wal.DurabilityClass;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,7 +98,7 @@ class SizeRetentionTest {
         .createStream(
             NS,
             STREAM,
-            new StreamSpec(1, DurabilityClass.STANDARD, retentionMillis, retentionBytes, false))
+            new StreamSpec(1, Durability.STANDARD, retentionMillis, retentionBytes, false))
         .get(10, TimeUnit.SECONDS);
     info = meta.read(r -> r.stream(NS, STREAM).orElseThrow());
   }

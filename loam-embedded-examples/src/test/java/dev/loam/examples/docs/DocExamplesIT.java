@@ -94,9 +94,16 @@ class DocExamplesIT {
   @Test
   void theJavaSnippetsCompileAndRun() throws Exception {
     MarkdownExamples.Block readme = single("README.md", "java");
-    Launch.Result r = compileAndRun(readme, Map.of());
+    Path work = Files.createTempDirectory(dir, "snippet");
+    Launch.Result r = compileAndRun(readme, Map.of(), work);
     assertThat(r.exitCode()).as("%s", r).hasValue(0);
     assertThat(r.lines()).as("%s", r).anyMatch(l -> l.matches("0 \\{\"total\": 12.5\\}"));
+    // Again on the same loam-data: the namespace and stream exist, the run goes on after them
+    // (its append lands after the first run's two records of that partition).
+    Launch.Result again =
+        Launch.run(TIMEOUT, work, List.of(work.resolve("classes")), JavaSnippets.CLASS);
+    assertThat(again.exitCode()).as("%s", again).hasValue(0);
+    assertThat(again.lines()).as("%s", again).anyMatch(l -> l.matches("2 \\{\"total\": 12.5\\}"));
 
     MarkdownExamples.Block settings = single("docs/operations/running-a-cluster.md", "java");
     Launch.Result s = compileAndRun(settings, Map.of());
@@ -194,7 +201,11 @@ class DocExamplesIT {
 
   private Launch.Result compileAndRun(MarkdownExamples.Block b, Map<String, String> replace)
       throws Exception {
-    Path work = Files.createTempDirectory(dir, "snippet");
+    return compileAndRun(b, replace, Files.createTempDirectory(dir, "snippet"));
+  }
+
+  private Launch.Result compileAndRun(
+      MarkdownExamples.Block b, Map<String, String> replace, Path work) throws Exception {
     Path classes = Files.createDirectories(work.resolve("classes"));
     JavaSnippets.compile(JavaSnippets.source(b, replace), classes);
     return Launch.run(TIMEOUT, work, List.of(classes), JavaSnippets.CLASS);

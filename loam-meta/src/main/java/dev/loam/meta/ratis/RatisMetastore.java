@@ -163,6 +163,7 @@ public final class RatisMetastore implements Metastore {
    */
   public static RatisMetastore start(
       RatisSettings ratis, MetaSettings settings, InstantSource clock, Executor executor) {
+    RatisSupport.require();
     Objects.requireNonNull(ratis, "ratis");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(clock, "clock");

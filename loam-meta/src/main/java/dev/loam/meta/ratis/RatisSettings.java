@@ -62,6 +62,7 @@ public record RatisSettings(
   public static final int MAX_ATTEMPTS_LIMIT = 1000;
 
   public RatisSettings {
+    RatisSupport.require();
     Objects.requireNonNull(localPeerId, "localPeerId");
     Objects.requireNonNull(storageDir, "storageDir");
     Objects.requireNonNull(groupName, "groupName");

@@ -7,6 +7,7 @@ import static io.netty.handler.codec.http.HttpMethod.POST;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loam.api.Durability;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.StreamUpdate;
 import dev.loam.error.LoamException;
@@ -17,7 +18,6 @@ import dev.loam.http.internal.Json;
 import dev.loam.http.internal.JsonViews;
 import dev.loam.http.internal.Request;
 import dev.loam.http.internal.Route;
-import dev.loam.wal.DurabilityClass;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
 import java.util.Map;
@@ -64,10 +64,10 @@ public final class StreamRoutes {
     }
     int partitions = (int) Json.optLong(b, "partitions", "", 1, 1, MAX_PARTITIONS);
     String cls = Json.optString(b, "class", "");
-    DurabilityClass dc = DurabilityClass.STANDARD;
+    Durability dc = Durability.STANDARD;
     if (cls != null) {
       try {
-        dc = DurabilityClass.fromWireName(cls);
+        dc = Durability.fromWireName(cls);
       } catch (LoamException e) {
         throw ApiException.invalid(
             "class must be \"standard\", \"express\" or \"quorum\", got class=" + cls);
