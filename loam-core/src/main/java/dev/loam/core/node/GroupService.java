@@ -197,7 +197,12 @@ final class GroupService {
                       new CommittedOffset(
                           s.name(), o.partition(), o.offset(), o.leaderEpoch(), o.metadata())));
     }
-    return new GroupDescription(g.namespace(), g.group(), g.generation(), offsets);
+    String owner =
+        r.ownership(g.coordinatorStreamId())
+            .filter(o -> o.owned() && o.owner() != null)
+            .map(o -> o.owner())
+            .orElse("");
+    return new GroupDescription(g.namespace(), g.group(), g.generation(), offsets, owner);
   }
 
   private StreamInfo resolve(String namespace, String stream) {
