@@ -34,7 +34,7 @@ final class GroupMember implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Thread thread;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private final Map<TopicPartition, Long> duplicates = new ConcurrentHashMap<>();
+  private final Map<TopicPartition, Set<Long>> duplicates = new ConcurrentHashMap<>();
   private volatile boolean running = true;
   private volatile int commitFailures;
   private volatile boolean leaveOnClose = true;
@@ -99,7 +99,7 @@ final class GroupMember implements AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
           TopicPartition tp = new TopicPartition(r.topic(), r.partition());
           if (!received.computeIfAbsent(tp, k -> ConcurrentHashMap.newKeySet()).add(r.offset())) {
-            duplicates.put(tp, r.offset());
+            duplicates.computeIfAbsent(tp, x -> ConcurrentHashMap.newKeySet()).add(r.offset());
           }
           next.put(tp, r.offset() + 1);
         }
@@ -149,7 +149,8 @@ final class GroupMember implements AutoCloseable {
     return failure.get();
   }
 
-  Map<TopicPartition, Long> duplicates() {
+  /** The offsets this member received that some member had received before, by partition. */
+  Map<TopicPartition, Set<Long>> duplicates() {
     return duplicates;
   }
 
