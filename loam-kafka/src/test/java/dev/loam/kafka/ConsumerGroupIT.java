@@ -54,7 +54,7 @@ class ConsumerGroupIT {
             KafkaTestSupport.FAST,
             b ->
                 b.groups(
-                    new GroupSettings(
+                    GroupSettings.classic(
                         Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ofMillis(300))));
     try (Admin admin = k.admin()) {
       admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();

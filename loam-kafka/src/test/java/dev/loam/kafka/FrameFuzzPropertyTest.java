@@ -63,7 +63,8 @@ class FrameFuzzPropertyTest {
             .maxRequestBytes(1 << 20)
             // Short sessions bound how long a group request may wait (a rebalance waits for
             // members that never rejoin only until their sessions expire).
-            .groups(new GroupSettings(Duration.ofMillis(10), Duration.ofSeconds(1), Duration.ZERO))
+            .groups(
+                GroupSettings.classic(Duration.ofMillis(10), Duration.ofSeconds(1), Duration.ZERO))
             .build();
     gateway = KafkaGateway.start(node, s);
     dispatcher =

@@ -98,7 +98,7 @@ class GroupFailoverIT {
                   .port(0)
                   .ioThreads(1)
                   .groups(
-                      new GroupSettings(
+                      GroupSettings.classic(
                           Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ofMillis(300)))
                   .build()));
     }

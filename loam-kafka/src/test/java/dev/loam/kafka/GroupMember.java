@@ -66,6 +66,11 @@ final class GroupMember implements AutoCloseable {
     p.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
     p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
     p.putAll(overrides);
+    if ("consumer".equals(p.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
+      // KIP-848 members get their session and heartbeat interval from the coordinator.
+      p.remove(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG);
+      p.remove(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+    }
     consumer = new KafkaConsumer<>(p);
     thread = new Thread(() -> run(topic), "member-" + name);
     thread.setDaemon(true);

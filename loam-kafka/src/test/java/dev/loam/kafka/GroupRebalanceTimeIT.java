@@ -40,7 +40,7 @@ class GroupRebalanceTimeIT {
             KafkaTestSupport.FAST,
             b ->
                 b.groups(
-                    new GroupSettings(
+                    GroupSettings.classic(
                         Duration.ofMillis(500),
                         Duration.ofMinutes(5),
                         Duration.ofMillis(delayMillis))))) {

@@ -46,7 +46,7 @@ class KafkaToolsIT {
             KafkaTestSupport.FAST,
             b ->
                 b.groups(
-                    new GroupSettings(
+                    GroupSettings.classic(
                         Duration.ofMillis(500), Duration.ofMinutes(5), Duration.ofMillis(100))));
     try (Admin admin = k.admin()) {
       admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 1))).all().get();

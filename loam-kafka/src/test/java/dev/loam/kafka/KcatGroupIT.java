@@ -39,7 +39,7 @@ class KcatGroupIT {
             KafkaTestSupport.FAST,
             b ->
                 b.groups(
-                    new GroupSettings(
+                    GroupSettings.classic(
                         Duration.ofSeconds(1), Duration.ofMinutes(5), Duration.ofMillis(200))));
   }
 

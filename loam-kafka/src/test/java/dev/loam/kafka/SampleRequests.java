@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
@@ -274,6 +275,18 @@ final class SampleRequests {
                             .setPartitionIndex(0))));
         yield new OffsetDeleteRequestData().setGroupId("g").setTopics(parts);
       }
+      case CONSUMER_GROUP_HEARTBEAT ->
+          new ConsumerGroupHeartbeatRequestData()
+              .setGroupId("g848")
+              .setMemberId("member-1")
+              .setMemberEpoch(0)
+              .setRebalanceTimeoutMs(1000)
+              .setSubscribedTopicNames(List.of("t"))
+              .setTopicPartitions(
+                  List.of(
+                      new ConsumerGroupHeartbeatRequestData.TopicPartitions()
+                          .setTopicId(topicId)
+                          .setPartitions(List.of(0))));
       default -> throw new IllegalArgumentException("no sample request for " + key);
     };
   }

@@ -5,15 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -24,7 +20,6 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What Loam does not support fails fast with a message saying so, never a hang: transactions (a
- * transactional producer's initTransactions), the KIP-848 consumer protocol, and share groups.
+ * transactional producer's initTransactions) and share groups.
  */
 class UnsupportedGroupFeaturesIT {
   @TempDir Path dir;
@@ -75,7 +70,6 @@ class UnsupportedGroupFeaturesIT {
               ApiKeys.ADD_OFFSETS_TO_TXN,
               ApiKeys.END_TXN,
               ApiKeys.TXN_OFFSET_COMMIT,
-              ApiKeys.CONSUMER_GROUP_HEARTBEAT,
               ApiKeys.CONSUMER_GROUP_DESCRIBE,
               ApiKeys.SHARE_GROUP_HEARTBEAT,
               ApiKeys.SHARE_FETCH)) {
@@ -102,28 +96,5 @@ class UnsupportedGroupFeaturesIT {
         assertThat(f.data().coordinators().get(0).errorMessage()).contains("not supported by Loam");
       }
     }
-  }
-
-  @Test
-  void aConsumerOfTheKip848ProtocolFailsWithAnUnsupportedVersion() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, k.bootstrap);
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, "new-protocol");
-    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    long start = System.nanoTime();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-      c.subscribe(List.of("t"));
-      assertThatThrownBy(
-              () -> {
-                long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-                while (System.nanoTime() < deadline) {
-                  c.poll(Duration.ofMillis(200));
-                }
-              })
-          .isInstanceOf(UnsupportedVersionException.class);
-    }
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
   }
 }

@@ -37,6 +37,7 @@ public final class GroupCoordinator implements AutoCloseable {
   private final GroupSettings settings;
   private final LongSupplier clock;
   private final Map<Key, ClassicGroup> groups = new ConcurrentHashMap<>();
+  private final Map<Key, ConsumerGroup> consumerGroups = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
 
   public GroupCoordinator(Log log, GroupSettings settings) {
@@ -112,6 +113,66 @@ public final class GroupCoordinator implements AutoCloseable {
             });
   }
 
+  /**
+   * The KIP-848 group as this node coordinates it, loaded (or reloaded at a new coordinator epoch)
+   * as needed; fails like {@link #load}.
+   */
+  CompletableFuture<ConsumerGroup> loadConsumer(String namespace, String group) {
+    Key key = new Key(namespace, group);
+    return log.acquireGroupCoordinator(namespace, group)
+        .handle(
+            (GroupCoordination c, Throwable t) -> {
+              if (t != null) {
+                ConsumerGroup gone = consumerGroups.remove(key);
+                if (gone != null) {
+                  synchronized (gone) {
+                    gone.dead = true;
+                  }
+                }
+                throw new java.util.concurrent.CompletionException(ErrorMapping.unwrap(t));
+              }
+              return consumerGroups.compute(
+                  key,
+                  (k, cur) -> {
+                    if (cur != null
+                        && cur.coordination.coordinatorEpoch() == c.coordinatorEpoch()
+                        && !cur.dead) {
+                      return cur;
+                    }
+                    if (cur != null) {
+                      synchronized (cur) {
+                        cur.dead = true;
+                      }
+                    }
+                    return new ConsumerGroup(c);
+                  });
+            });
+  }
+
+  /** The KIP-848 group if it is loaded here. */
+  ConsumerGroup loadedConsumer(String namespace, String group) {
+    return consumerGroups.get(new Key(namespace, group));
+  }
+
+  long consumerSessionTimeoutMs() {
+    return settings.consumerSessionTimeout().toMillis();
+  }
+
+  int consumerHeartbeatIntervalMs() {
+    return (int) settings.consumerHeartbeatInterval().toMillis();
+  }
+
+  /**
+   * A topic's partition count in {@code namespace} as this node's replica knows it; 0 if absent.
+   */
+  int partitions(String namespace, String topic) {
+    try {
+      return log.describeStream(namespace, topic).join().partitions().size();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
   /** The group if it is loaded here, without checking the coordination. */
   ClassicGroup loaded(String namespace, String group) {
     return groups.get(new Key(namespace, group));
@@ -157,6 +218,16 @@ public final class GroupCoordinator implements AutoCloseable {
 
   private void tick() {
     long now = now();
+    consumerGroups.forEach(
+        (key, g) -> {
+          try {
+            synchronized (g) {
+              g.expire(now, t -> partitions(key.namespace(), t));
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("group tick failed group={}", key.group(), e);
+          }
+        });
     for (ClassicGroup g : groups.values()) {
       try {
         synchronized (g) {

@@ -49,11 +49,35 @@ public final class OffsetHandlers {
       d.topics().forEach(t -> topics.computeIfAbsent(t.name(), n -> apis.topic(ns, n)));
       CompletableFuture<?> all =
           CompletableFuture.allOf(topics.values().toArray(CompletableFuture[]::new));
+      ConsumerGroup modern = apis.coordinator.loadedConsumer(ns, d.groupId());
+      if (modern != null && d.generationIdOrMemberEpoch() >= 0) {
+        return all.thenCompose(v -> apis.coordinator.loadConsumer(ns, d.groupId()))
+            .thenCompose(g -> commitInConsumerGroup(apis, g, d, topics))
+            .exceptionally(t -> respond(d, p -> GroupErrors.of(t)))
+            .thenApply(r -> Optional.of((ApiMessage) r));
+      }
       return all.thenCompose(v -> apis.coordinator.load(ns, d.groupId()))
           .thenCompose(g -> commitIn(apis, g, d, topics))
           .exceptionally(t -> respond(d, p -> GroupErrors.of(t)))
           .thenApply(r -> Optional.of((ApiMessage) r));
     };
+  }
+
+  /** A KIP-848 member's commit: fenced by its member epoch here, by the coordinator epoch there. */
+  private static CompletableFuture<OffsetCommitResponseData> commitInConsumerGroup(
+      GroupApis apis,
+      ConsumerGroup g,
+      OffsetCommitRequestData d,
+      Map<String, CompletableFuture<Optional<StreamDescription>>> topics) {
+    Errors e;
+    synchronized (g) {
+      e = g.checkCommit(d.memberId(), d.generationIdOrMemberEpoch());
+    }
+    if (e != Errors.NONE) {
+      Errors err = e;
+      return CompletableFuture.completedFuture(respond(d, p -> err));
+    }
+    return write(apis, g.coordination, -1, d, topics, null);
   }
 
   private static CompletableFuture<OffsetCommitResponseData> commitIn(
@@ -80,6 +104,17 @@ public final class OffsetHandlers {
       g.touch(d.memberId(), apis.coordinator.now());
       generation = d.generationIdOrMemberEpoch() < 0 ? -1 : g.generation;
     }
+    return write(apis, g.coordination, generation, d, topics, g);
+  }
+
+  /** Validates each partition, then commits the valid ones in one proposal. */
+  private static CompletableFuture<OffsetCommitResponseData> write(
+      GroupApis apis,
+      dev.loam.api.GroupCoordination coordination,
+      int generation,
+      OffsetCommitRequestData d,
+      Map<String, CompletableFuture<Optional<StreamDescription>>> topics,
+      ClassicGroup classic) {
     Map<String, Errors> refused = new HashMap<>();
     List<CommittedOffset> offsets = new ArrayList<>();
     for (OffsetCommitRequestData.OffsetCommitRequestTopic t : d.topics()) {
@@ -113,12 +148,12 @@ public final class OffsetHandlers {
         offsets.isEmpty()
             ? CompletableFuture.completedFuture(Errors.NONE)
             : apis.log
-                .commitGroupOffsets(g.coordination, generation, offsets)
+                .commitGroupOffsets(coordination, generation, offsets)
                 .handle((v, t) -> t == null ? Errors.NONE : GroupErrors.of(t));
     return done.thenApply(
         result -> {
-          if (result == Errors.NOT_COORDINATOR) {
-            apis.coordinator.forget(g);
+          if (result == Errors.NOT_COORDINATOR && classic != null) {
+            apis.coordinator.forget(classic);
           }
           return respond(d, key -> refused.getOrDefault(key, result));
         });
