@@ -278,7 +278,8 @@ class GroupFailoverIT {
     // The metastore refuses it too, from the coordinator itself at its current epoch.
     LoamNode coordinator = nodes.get(after.coordinatorNodeId());
     GroupCoordination c = coordinator.log().acquireGroupCoordinator("default", GROUP).join();
-    assertThat(c.generation()).isEqualTo(after.generation());
+    // (a cooperative rebalance may have moved on since: the generation only grows)
+    assertThat(c.generation()).isGreaterThanOrEqualTo(after.generation());
     Throwable refused =
         coordinator
             .log()

@@ -14,10 +14,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -147,6 +150,25 @@ class Kip848GroupIT {
                 && b.assignment.size() == 2
                 && c.assignment.size() == 2);
     eventually("every record consumed", () -> allReceived(end));
+    eventually(
+        "the stable group described by an admin client",
+        () -> {
+          try (Admin admin = k.admin()) {
+            ConsumerGroupDescription g =
+                admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+            return g.type() == GroupType.CONSUMER
+                && g.groupState() == GroupState.STABLE
+                && g.members().size() == 3
+                && g.members().stream().allMatch(m -> m.assignment().topicPartitions().size() == 2)
+                && admin.listGroups().all().get().stream()
+                    .anyMatch(
+                        l ->
+                            l.groupId().equals(group)
+                                && l.type().orElse(null) == GroupType.CONSUMER);
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        });
 
     c.close();
     eventually("a and b own all six after c left", () -> exactlyOnce(List.of(a, b), Set.of()));

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -287,6 +288,8 @@ final class SampleRequests {
                       new ConsumerGroupHeartbeatRequestData.TopicPartitions()
                           .setTopicId(topicId)
                           .setPartitions(List.of(0))));
+      case CONSUMER_GROUP_DESCRIBE ->
+          new ConsumerGroupDescribeRequestData().setGroupIds(List.of("g848", "other"));
       default -> throw new IllegalArgumentException("no sample request for " + key);
     };
   }

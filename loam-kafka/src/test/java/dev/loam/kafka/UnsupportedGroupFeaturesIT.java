@@ -70,7 +70,6 @@ class UnsupportedGroupFeaturesIT {
               ApiKeys.ADD_OFFSETS_TO_TXN,
               ApiKeys.END_TXN,
               ApiKeys.TXN_OFFSET_COMMIT,
-              ApiKeys.CONSUMER_GROUP_DESCRIBE,
               ApiKeys.SHARE_GROUP_HEARTBEAT,
               ApiKeys.SHARE_FETCH)) {
         assertThat(v.data().apiKeys().find(absent.id)).as("%s", absent).isNull();

@@ -6,6 +6,7 @@ import dev.loam.kafka.internal.cluster.ClusterView;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
 import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.Topics;
+import dev.loam.kafka.internal.group.ConsumerGroupDescribeHandler;
 import dev.loam.kafka.internal.group.ConsumerGroupHeartbeatHandler;
 import dev.loam.kafka.internal.group.FindCoordinatorHandler;
 import dev.loam.kafka.internal.group.GroupAdminHandlers;
@@ -64,6 +65,7 @@ public final class Handlers {
     h.put(ApiKeys.DELETE_GROUPS, GroupAdminHandlers.delete(groups));
     h.put(ApiKeys.OFFSET_DELETE, GroupAdminHandlers.deleteOffsets(groups));
     h.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(groups, topics));
+    h.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, new ConsumerGroupDescribeHandler(groups, topics));
     Dispatcher d =
         new Dispatcher(
             h,

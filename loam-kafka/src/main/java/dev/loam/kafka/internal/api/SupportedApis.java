@@ -53,6 +53,7 @@ public final class SupportedApis {
     m.put(ApiKeys.DELETE_GROUPS, range(0, 2));
     m.put(ApiKeys.OFFSET_DELETE, range(0, 0));
     m.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, range(0, 1));
+    m.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, range(0, 1));
     RANGES = Collections.unmodifiableMap(m);
   }
 

@@ -270,6 +270,39 @@ final class ConsumerGroup {
     return any;
   }
 
+  /** Whether {@code memberId} is a member here (a commit of it is a KIP-848 member's). */
+  synchronized boolean hasMember(String memberId) {
+    return members.containsKey(memberId);
+  }
+
+  /** The member's target assignment at the group epoch. */
+  Set<TopicPartition> targetOf(String memberId) {
+    return target.getOrDefault(memberId, Set.of());
+  }
+
+  /** Kafka's state name: empty, reconciling (some member not at its target yet) or stable. */
+  String stateName() {
+    if (members.isEmpty()) {
+      return "Empty";
+    }
+    for (ConsumerMember m : members.values()) {
+      if (m.epoch != groupEpoch || !m.current.equals(targetOf(m.memberId))) {
+        return "Reconciling";
+      }
+    }
+    return "Stable";
+  }
+
+  /** The assignor the members asked for (the group's; uniform when none named one). */
+  String assignorName() {
+    for (ConsumerMember m : members.values()) {
+      if (RANGE.equals(m.assignor)) {
+        return RANGE;
+      }
+    }
+    return UNIFORM;
+  }
+
   /** Whether a member may commit at {@code epoch}: NONE, or the error Kafka answers. */
   Errors checkCommit(String memberId, int epoch) {
     if (dead) {

@@ -44,6 +44,9 @@ public final class GroupAdminHandlers {
   /** The group type of every group here (KIP-848 groups are "consumer"). */
   static final String CLASSIC = "classic";
 
+  /** The group type of KIP-848 groups. */
+  static final String KIP848 = "consumer";
+
   /** ListGroups: the groups loaded here, and stored groups whose coordinator stream is here. */
   public static ApiHandler list(GroupApis apis) {
     return request -> {
@@ -70,6 +73,19 @@ public final class GroupAdminHandlers {
                                     g.groupId(),
                                     g.protocolType == null ? "" : g.protocolType,
                                     g.state.kafkaName))));
+                  }
+                }
+                for (ConsumerGroup g : apis.coordinator.loadedConsumers(ns)) {
+                  synchronized (g) {
+                    if (g.dead || g.members.isEmpty()) {
+                      continue;
+                    }
+                    seen.add(g.coordination.group());
+                    each.add(
+                        CompletableFuture.completedFuture(
+                            Optional.of(
+                                listed(g.coordination.group(), "consumer", g.stateName())
+                                    .setGroupType(KIP848))));
                   }
                 }
                 for (GroupDescription s : stored) {
@@ -99,7 +115,7 @@ public final class GroupAdminHandlers {
                                     l ->
                                         v < 5
                                             || d.typesFilter().isEmpty()
-                                            || matches(d.typesFilter(), CLASSIC))
+                                            || matches(d.typesFilter(), l.groupType()))
                                 .ifPresent(r.groups()::add);
                           }
                           return Optional.of((ApiMessage) r);

@@ -149,6 +149,14 @@ public final class GroupCoordinator implements AutoCloseable {
             });
   }
 
+  /** Every KIP-848 group loaded here of {@code namespace}. */
+  List<ConsumerGroup> loadedConsumers(String namespace) {
+    return consumerGroups.entrySet().stream()
+        .filter(e -> e.getKey().namespace().equals(namespace))
+        .map(Map.Entry::getValue)
+        .toList();
+  }
+
   /** The KIP-848 group if it is loaded here. */
   ConsumerGroup loadedConsumer(String namespace, String group) {
     return consumerGroups.get(new Key(namespace, group));

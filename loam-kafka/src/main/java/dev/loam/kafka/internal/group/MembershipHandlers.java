@@ -39,6 +39,15 @@ public final class MembershipHandlers {
         return answer(ClassicGroup.errorData(Errors.INVALID_GROUP_ID));
       }
       String clientId = request.clientId() == null ? "" : request.clientId();
+      ConsumerGroup modern = apis.coordinator.loadedConsumer(apis.namespace(request), d.groupId());
+      if (modern != null) {
+        synchronized (modern) {
+          if (!modern.members.isEmpty() && !modern.dead) {
+            // The group id is taken by a KIP-848 group with members.
+            return answer(ClassicGroup.errorData(Errors.INCONSISTENT_GROUP_PROTOCOL));
+          }
+        }
+      }
       return apis.coordinator
           .load(apis.namespace(request), d.groupId())
           .thenCompose(

@@ -50,7 +50,7 @@ public final class OffsetHandlers {
       CompletableFuture<?> all =
           CompletableFuture.allOf(topics.values().toArray(CompletableFuture[]::new));
       ConsumerGroup modern = apis.coordinator.loadedConsumer(ns, d.groupId());
-      if (modern != null && d.generationIdOrMemberEpoch() >= 0) {
+      if (modern != null && d.generationIdOrMemberEpoch() >= 0 && modern.hasMember(d.memberId())) {
         return all.thenCompose(v -> apis.coordinator.loadConsumer(ns, d.groupId()))
             .thenCompose(g -> commitInConsumerGroup(apis, g, d, topics))
             .exceptionally(t -> respond(d, p -> GroupErrors.of(t)))
