@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * KIP-848 groups ({@code group.protocol=consumer}) with the Kafka Java client and the server-side
  * uniform and range assignors: three members share six partitions, each owned by exactly one; a
  * member leaves and one dies (stops heartbeating; its session times out), and the survivors own
- * everything with nothing left unconsumed.
+ * everything with nothing left unconsumed; a consumer restarting in the group resumes at the
+ * committed offsets.
  */
 class Kip848GroupIT {
   static final String TOPIC = "events";
@@ -212,6 +213,37 @@ class Kip848GroupIT {
         () -> exactlyOnce(List.of(a, b), Set.of()));
     Map<TopicPartition, Long> end3 = produce(10);
     eventually("records after the death consumed", () -> allReceived(end3));
+    eventually(
+        "everything committed",
+        () -> {
+          Map<Integer, Long> committed = new HashMap<>();
+          k.node
+              .log()
+              .describeGroup("default", group)
+              .join()
+              .ifPresent(g -> g.offsets().forEach(x -> committed.put(x.partition(), x.offset())));
+          return end3.entrySet().stream()
+              .allMatch(e -> e.getValue().equals(committed.get(e.getKey().partition())));
+        });
+    a.close();
+    b.close();
+
+    // A consumer restarting in the group resumes at the committed offsets.
+    produce(3);
+    Map<TopicPartition, Set<Long>> again = new ConcurrentHashMap<>();
+    Map<String, Object> o = new HashMap<>();
+    o.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+    o.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignor);
+    GroupMember restarted = new GroupMember(k.bootstrap, group, TOPIC, "r", o, again);
+    members.add(restarted);
+    eventually(
+        "the restarted consumer read every partition",
+        () -> again.size() == PARTITIONS && again.values().stream().allMatch(x -> x.size() == 3));
+    for (Map.Entry<TopicPartition, Set<Long>> e : again.entrySet()) {
+      assertThat(e.getValue().stream().mapToLong(Long::longValue).min().orElseThrow())
+          .as("first offset read on %s", e.getKey())
+          .isEqualTo(end3.get(e.getKey()));
+    }
   }
 
   private static List<ConsumerGroupHeartbeatRequestData.TopicPartitions> ownedList(
