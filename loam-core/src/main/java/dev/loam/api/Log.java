@@ -226,6 +226,49 @@ public interface Log {
   CompletableFuture<List<ConsumerState>> consumerStates(
       String namespace, String consumer, String stream);
 
+  // ---------------------------------------------------------------- consumer groups (§7.2)
+
+  /**
+   * Makes this node the coordinator of a Kafka consumer group, if it may be
+   * (docs/design/consumer-groups.md): creates the group's coordinator stream when absent and
+   * acquires it as ownership routing says (placing it, opening it, reviving it after its owner
+   * died). Fails with {@link NotOwnerException} naming the coordinator when another node owns the
+   * group. INVALID for an empty or over-long group id (at most 249 characters).
+   */
+  CompletableFuture<GroupCoordination> acquireGroupCoordinator(String namespace, String group);
+
+  /**
+   * Records that the group completed a rebalance at {@code generation}, which must be above the
+   * stored one ({@link GroupFencedException} otherwise). {@link NotOwnerException} when this node
+   * no longer holds the coordination at its epoch.
+   */
+  CompletableFuture<Void> advanceGroupGeneration(GroupCoordination coordination, int generation);
+
+  /**
+   * Commits the group's offsets in one metastore proposal, all or nothing. {@code generation} is
+   * the committing member's ({@link GroupFencedException} unless it is the stored generation), or
+   * -1 for a group without members. {@link NotOwnerException} when this node no longer holds the
+   * coordination at its epoch; NOT_FOUND for an unknown stream or partition; INVALID for a negative
+   * offset or metadata over 4096 characters. Completes once this node's replica applied it, so a
+   * read here sees it.
+   */
+  CompletableFuture<Void> commitGroupOffsets(
+      GroupCoordination coordination, int generation, List<CommittedOffset> offsets);
+
+  /**
+   * Removes the group's committed offsets of the listed partitions (only stream and partition of
+   * each are used), or with {@code wholeGroup} the group's whole record. Removing what is not there
+   * succeeds.
+   */
+  CompletableFuture<Void> deleteGroupOffsets(
+      GroupCoordination coordination, boolean wholeGroup, List<CommittedOffset> partitions);
+
+  /** The group's stored record as this node's replica knows it; empty when it has none. */
+  CompletableFuture<Optional<GroupDescription>> describeGroup(String namespace, String group);
+
+  /** The stored records of every group of a namespace, by group id. */
+  CompletableFuture<List<GroupDescription>> listGroups(String namespace);
+
   // ---------------------------------------------------------------- cluster (§3)
 
   /**

@@ -32,6 +32,8 @@ import java.util.Optional;
  *     certificate and key of the settings, and with their client CA every client must present a
  *     certificate issued by it ({@code ssl.client.auth=required}); replaced files are used by later
  *     connections. Empty: plaintext (default)
+ * @param groups the consumer-group coordinator's session and rebalance limits ({@link
+ *     GroupSettings#defaults()}: Kafka's)
  */
 public record KafkaGatewaySettings(
     String host,
@@ -44,7 +46,8 @@ public record KafkaGatewaySettings(
     int maxInFlightPerConnection,
     Duration maxFetchWait,
     int ioThreads,
-    Optional<TlsSettings> tls) {
+    Optional<TlsSettings> tls,
+    GroupSettings groups) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
@@ -55,6 +58,7 @@ public record KafkaGatewaySettings(
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(maxFetchWait, "maxFetchWait");
     Objects.requireNonNull(tls, "tls");
+    Objects.requireNonNull(groups, "groups");
     if (host.isBlank()) {
       throw invalid("host must not be blank host=" + host);
     }
@@ -122,6 +126,7 @@ public record KafkaGatewaySettings(
     private Duration maxFetchWait = Duration.ofSeconds(30);
     private int ioThreads = Math.min(4, Math.max(1, Runtime.getRuntime().availableProcessors()));
     private Optional<TlsSettings> tls = Optional.empty();
+    private GroupSettings groups = GroupSettings.defaults();
 
     private Builder() {}
 
@@ -183,6 +188,12 @@ public record KafkaGatewaySettings(
     }
 
     /** Validates and builds; INVALID naming the first bad value. */
+    /** The consumer-group coordinator's limits. */
+    public Builder groups(GroupSettings g) {
+      this.groups = g;
+      return this;
+    }
+
     public KafkaGatewaySettings build() {
       return new KafkaGatewaySettings(
           host,
@@ -195,7 +206,8 @@ public record KafkaGatewaySettings(
           maxInFlightPerConnection,
           maxFetchWait,
           ioThreads,
-          tls);
+          tls,
+          groups);
     }
   }
 }

@@ -61,6 +61,10 @@ class FrameFuzzPropertyTest {
             .autoCreateTopics(false)
             .maxFetchWait(Duration.ofMillis(50))
             .maxRequestBytes(1 << 20)
+            // Short sessions bound how long a group request may wait (a rebalance waits for
+            // members that never rejoin only until their sessions expire).
+            .groups(
+                GroupSettings.classic(Duration.ofMillis(10), Duration.ofSeconds(1), Duration.ZERO))
             .build();
     gateway = KafkaGateway.start(node, s);
     dispatcher =

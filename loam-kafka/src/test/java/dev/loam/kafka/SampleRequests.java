@@ -6,19 +6,32 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.RequestUtils;
@@ -177,6 +190,106 @@ final class SampleRequests {
       }
       case INIT_PRODUCER_ID ->
           new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(1000);
+      case FIND_COORDINATOR ->
+          v >= 4
+              ? new FindCoordinatorRequestData()
+                  .setKeyType((byte) 0)
+                  .setCoordinatorKeys(List.of("g"))
+              : new FindCoordinatorRequestData().setKey("g");
+      case JOIN_GROUP -> {
+        var protocols = new JoinGroupRequestData.JoinGroupRequestProtocolCollection();
+        protocols.add(
+            new JoinGroupRequestData.JoinGroupRequestProtocol()
+                .setName("range")
+                .setMetadata(new byte[] {0, 1, 0, 0, 0, 1, 0, 1, 't', -1, -1, -1, -1}));
+        yield new JoinGroupRequestData()
+            .setGroupId("g")
+            .setSessionTimeoutMs(100)
+            .setRebalanceTimeoutMs(50)
+            .setMemberId("")
+            .setProtocolType("consumer")
+            .setProtocols(protocols);
+      }
+      case SYNC_GROUP ->
+          new SyncGroupRequestData()
+              .setGroupId("g")
+              .setGenerationId(1)
+              .setMemberId("m")
+              .setAssignments(
+                  List.of(
+                      new SyncGroupRequestData.SyncGroupRequestAssignment()
+                          .setMemberId("m")
+                          .setAssignment(new byte[] {0, 1})));
+      case HEARTBEAT ->
+          new HeartbeatRequestData().setGroupId("g").setGenerationId(1).setMemberId("m");
+      case LEAVE_GROUP ->
+          v >= 3
+              ? new LeaveGroupRequestData()
+                  .setGroupId("g")
+                  .setMembers(List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId("m")))
+              : new LeaveGroupRequestData().setGroupId("g").setMemberId("m");
+      case OFFSET_COMMIT ->
+          new OffsetCommitRequestData()
+              .setGroupId("g")
+              .setGenerationIdOrMemberEpoch(-1)
+              .setMemberId("")
+              .setTopics(
+                  List.of(
+                      new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                          .setName("t")
+                          .setPartitions(
+                              List.of(
+                                  new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                      .setPartitionIndex(1)
+                                      .setCommittedOffset(0)
+                                      .setCommittedMetadata("m")))));
+      case OFFSET_FETCH ->
+          v >= 8
+              ? new OffsetFetchRequestData()
+                  .setGroups(
+                      List.of(
+                          new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                              .setGroupId("g")
+                              .setTopics(
+                                  List.of(
+                                      new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                                          .setName("t")
+                                          .setPartitionIndexes(List.of(0, 1))))))
+              : new OffsetFetchRequestData()
+                  .setGroupId("g")
+                  .setTopics(
+                      List.of(
+                          new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                              .setName("t")
+                              .setPartitionIndexes(List.of(0, 1))));
+      case LIST_GROUPS -> new ListGroupsRequestData();
+      case DESCRIBE_GROUPS -> new DescribeGroupsRequestData().setGroups(List.of("g", "other"));
+      case DELETE_GROUPS -> new DeleteGroupsRequestData().setGroupsNames(List.of("other"));
+      case OFFSET_DELETE -> {
+        var parts = new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();
+        parts.add(
+            new OffsetDeleteRequestData.OffsetDeleteRequestTopic()
+                .setName("t")
+                .setPartitions(
+                    List.of(
+                        new OffsetDeleteRequestData.OffsetDeleteRequestPartition()
+                            .setPartitionIndex(0))));
+        yield new OffsetDeleteRequestData().setGroupId("g").setTopics(parts);
+      }
+      case CONSUMER_GROUP_HEARTBEAT ->
+          new ConsumerGroupHeartbeatRequestData()
+              .setGroupId("g848")
+              .setMemberId("member-1")
+              .setMemberEpoch(0)
+              .setRebalanceTimeoutMs(1000)
+              .setSubscribedTopicNames(List.of("t"))
+              .setTopicPartitions(
+                  List.of(
+                      new ConsumerGroupHeartbeatRequestData.TopicPartitions()
+                          .setTopicId(topicId)
+                          .setPartitions(List.of(0))));
+      case CONSUMER_GROUP_DESCRIBE ->
+          new ConsumerGroupDescribeRequestData().setGroupIds(List.of("g848", "other"));
       default -> throw new IllegalArgumentException("no sample request for " + key);
     };
   }

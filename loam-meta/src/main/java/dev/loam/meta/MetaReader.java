@@ -2,6 +2,7 @@ package dev.loam.meta;
 
 import dev.loam.meta.command.ApiKeyInfo;
 import dev.loam.meta.command.ConsumerLease;
+import dev.loam.meta.command.GroupInfo;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.NodeStatus;
@@ -105,4 +106,10 @@ public interface MetaReader {
 
   /** Every API key, revoked ones included, sorted by id. */
   List<ApiKeyInfo> apiKeys();
+
+  /** A Kafka consumer group's record (generation, committed offsets), if it has one. */
+  Optional<GroupInfo> group(String namespace, String group);
+
+  /** The records of every consumer group of a namespace, sorted by group id. */
+  List<GroupInfo> groups(String namespace);
 }

@@ -6,10 +6,13 @@ import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
 import dev.loam.api.BatchAppendResult;
 import dev.loam.api.BatchFetchResult;
+import dev.loam.api.CommittedOffset;
 import dev.loam.api.ConsumerState;
 import dev.loam.api.CreatedApiKey;
 import dev.loam.api.Durability;
 import dev.loam.api.FetchResult;
+import dev.loam.api.GroupCoordination;
+import dev.loam.api.GroupDescription;
 import dev.loam.api.Log;
 import dev.loam.api.NodeDescription;
 import dev.loam.api.OffsetOutOfRangeException;
@@ -71,9 +74,10 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The {@link Log} implementation of one node: a facade that keeps admin, ownership, producer-id,
- * named-consumer and cluster requests (each resolved through the local metastore replica and
- * proposed, owner-bound where the spec says so) and hands appends to the write side ({@link
- * Appender}) and fetches and offset lookups to the read side ({@link Fetcher}).
+ * named-consumer, consumer-group ({@link GroupService}) and cluster requests (each resolved through
+ * the local metastore replica and proposed, owner-bound where the spec says so) and hands appends
+ * to the write side ({@link Appender}) and fetches and offset lookups to the read side ({@link
+ * Fetcher}).
  */
 public final class LogService implements Log {
   private final String nodeId;
@@ -88,6 +92,7 @@ public final class LogService implements Log {
   private final Fetcher fetcher;
   private final OwnershipAgent ownership;
   private final ApiKeys apiKeys;
+  private final GroupService groups;
 
   LogService(
       NodeContext ctx,
@@ -110,6 +115,7 @@ public final class LogService implements Log {
     this.watch = watch;
     this.appender = new Appender(ctx, writers, maxAppendBytes);
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
+    this.groups = new GroupService(ctx, ownership);
   }
 
   private Origin origin() {
@@ -615,6 +621,43 @@ public final class LogService implements Log {
         l.committedOffset() == ConsumerLease.NO_OFFSET
             ? OptionalLong.empty()
             : OptionalLong.of(l.committedOffset()));
+  }
+
+  // ---------------------------------------------------------------- consumer groups (§7.2)
+
+  @Override
+  public CompletableFuture<GroupCoordination> acquireGroupCoordinator(
+      String namespace, String group) {
+    return groups.acquire(namespace, group);
+  }
+
+  @Override
+  public CompletableFuture<Void> advanceGroupGeneration(
+      GroupCoordination coordination, int generation) {
+    return groups.advanceGeneration(coordination, generation);
+  }
+
+  @Override
+  public CompletableFuture<Void> commitGroupOffsets(
+      GroupCoordination coordination, int generation, List<CommittedOffset> offsets) {
+    return groups.commit(coordination, generation, offsets);
+  }
+
+  @Override
+  public CompletableFuture<Void> deleteGroupOffsets(
+      GroupCoordination coordination, boolean wholeGroup, List<CommittedOffset> partitions) {
+    return groups.delete(coordination, wholeGroup, partitions);
+  }
+
+  @Override
+  public CompletableFuture<Optional<GroupDescription>> describeGroup(
+      String namespace, String group) {
+    return async(() -> groups.describe(namespace, group));
+  }
+
+  @Override
+  public CompletableFuture<List<GroupDescription>> listGroups(String namespace) {
+    return async(() -> groups.list(namespace));
   }
 
   // ---------------------------------------------------------------- cluster (§3)

@@ -119,6 +119,15 @@ public final class OwnershipAgent {
             });
   }
 
+  /**
+   * Holds {@code s} open on this node as routing says (placing, opening or reviving it first);
+   * completes with the stream epoch it is open at. Fails with {@link NotOwnerException} when
+   * another node owns the stream.
+   */
+  public CompletableFuture<Long> acquireOpen(StreamInfo s) {
+    return acquire(s, 0);
+  }
+
   /** Holds {@code s} open on this node; completes with the stream epoch. */
   CompletableFuture<Long> acquire(StreamInfo s, int attempt) {
     if (attempt >= MAX_ROUTE_ATTEMPTS) {

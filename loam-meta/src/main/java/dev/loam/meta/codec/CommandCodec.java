@@ -4,10 +4,12 @@ import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
+import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
+import dev.loam.meta.command.CommitGroupOffsets;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
@@ -15,11 +17,14 @@ import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteGroupOffsets;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
 import dev.loam.meta.command.ExpireNode;
+import dev.loam.meta.command.GroupOffset;
+import dev.loam.meta.command.GroupPartition;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.InitCluster;
 import dev.loam.meta.command.OpenStream;
@@ -76,6 +81,9 @@ public final class CommandCodec {
   static final int TAG_SET_NODE_ENDPOINT = 25;
   static final int TAG_CREATE_API_KEY = 26;
   static final int TAG_REVOKE_API_KEY = 27;
+  static final int TAG_ADVANCE_GROUP_GENERATION = 28;
+  static final int TAG_COMMIT_GROUP_OFFSETS = 29;
+  static final int TAG_DELETE_GROUP_OFFSETS = 30;
 
   /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
   static final int UPDATE_RETENTION_MILLIS = 1;
@@ -276,9 +284,48 @@ public final class CommandCodec {
       w.u8(TAG_REVOKE_API_KEY);
       writeOrigin(w, c.origin());
       w.string(c.id());
+    } else if (command instanceof AdvanceGroupGeneration c) {
+      w.u8(TAG_ADVANCE_GROUP_GENERATION);
+      writeOrigin(w, c.origin());
+      w.i64(c.coordinatorStreamId()).string(c.namespace()).string(c.group()).i32(c.generation());
+    } else if (command instanceof CommitGroupOffsets c) {
+      w.u8(TAG_COMMIT_GROUP_OFFSETS);
+      writeOrigin(w, c.origin());
+      w.i64(c.coordinatorStreamId()).string(c.namespace()).string(c.group()).i32(c.generation());
+      w.i32(c.offsets().size());
+      for (GroupOffset o : c.offsets()) {
+        writeGroupOffset(w, o);
+      }
+    } else if (command instanceof DeleteGroupOffsets c) {
+      w.u8(TAG_DELETE_GROUP_OFFSETS);
+      writeOrigin(w, c.origin());
+      w.i64(c.coordinatorStreamId()).string(c.namespace()).string(c.group());
+      w.bool(c.wholeGroup()).i32(c.partitions().size());
+      for (GroupPartition gp : c.partitions()) {
+        w.i64(gp.streamId()).i32(gp.partition());
+      }
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
+  }
+
+  /** The smallest encoded GroupOffset: its fixed fields and an empty metadata string. */
+  public static final int MIN_GROUP_OFFSET_BYTES = 8 + 4 + 8 + 4 + 4;
+
+  /** Writes a group's committed offset (shared with snapshots' layout). */
+  public static void writeGroupOffset(BinaryWriter w, GroupOffset o) {
+    w.i64(o.streamId()).i32(o.partition()).i64(o.offset()).i32(o.leaderEpoch());
+    w.string(o.metadata());
+  }
+
+  /** Reads an offset written by {@link #writeGroupOffset}; {@code field} prefixes field names. */
+  public static GroupOffset readGroupOffset(BinaryReader r, String field) {
+    return new GroupOffset(
+        r.i64(field + ".streamId"),
+        r.i32(field + ".partition"),
+        r.i64(field + ".offset"),
+        r.i32(field + ".leaderEpoch"),
+        r.string(field + ".metadata"));
   }
 
   /** Writes an offset-index entry (shared with snapshots' layout). */
@@ -471,6 +518,42 @@ public final class CommandCodec {
                 o, id, scope, roles, ApiKeyCodec.readSecrets(r, "createApiKey.secrets"));
           }
           case TAG_REVOKE_API_KEY -> new RevokeApiKey(readOrigin(r), r.string("revokeApiKey.id"));
+          case TAG_ADVANCE_GROUP_GENERATION -> {
+            Origin o = readOrigin(r);
+            long coordinator = r.i64("advanceGroupGeneration.coordinatorStreamId");
+            String ns = r.string("advanceGroupGeneration.namespace");
+            String group = r.string("advanceGroupGeneration.group");
+            yield new AdvanceGroupGeneration(
+                o, coordinator, ns, group, r.i32("advanceGroupGeneration.generation"));
+          }
+          case TAG_COMMIT_GROUP_OFFSETS -> {
+            Origin o = readOrigin(r);
+            long coordinator = r.i64("commitGroupOffsets.coordinatorStreamId");
+            String ns = r.string("commitGroupOffsets.namespace");
+            String group = r.string("commitGroupOffsets.group");
+            int generation = r.i32("commitGroupOffsets.generation");
+            int n = r.count("commitGroupOffsets.offsets.count", MIN_GROUP_OFFSET_BYTES);
+            List<GroupOffset> offsets = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              offsets.add(readGroupOffset(r, "commitGroupOffsets.offset"));
+            }
+            yield new CommitGroupOffsets(o, coordinator, ns, group, generation, offsets);
+          }
+          case TAG_DELETE_GROUP_OFFSETS -> {
+            Origin o = readOrigin(r);
+            long coordinator = r.i64("deleteGroupOffsets.coordinatorStreamId");
+            String ns = r.string("deleteGroupOffsets.namespace");
+            String group = r.string("deleteGroupOffsets.group");
+            boolean whole = r.bool("deleteGroupOffsets.wholeGroup");
+            int n = r.count("deleteGroupOffsets.partitions.count", 8 + 4);
+            List<GroupPartition> parts = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              parts.add(
+                  new GroupPartition(
+                      r.i64("deleteGroupOffsets.streamId"), r.i32("deleteGroupOffsets.partition")));
+            }
+            yield new DeleteGroupOffsets(o, coordinator, ns, group, whole, parts);
+          }
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

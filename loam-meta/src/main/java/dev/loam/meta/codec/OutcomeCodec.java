@@ -50,6 +50,7 @@ public final class OutcomeCodec {
 
   static final int TAG_API_KEY_CREATED = 19;
   static final int TAG_API_KEY_REVOKED = 20;
+  static final int TAG_GROUP_CHANGED = 21;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -143,6 +144,9 @@ public final class OutcomeCodec {
       w.u8(TAG_API_KEY_REVOKED);
       ApiKeyCodec.writeKey(w, o.key());
       w.bool(o.changed());
+    } else if (outcome instanceof Outcome.GroupChanged o) {
+      w.u8(TAG_GROUP_CHANGED);
+      w.string(o.namespace()).string(o.group()).i32(o.generation()).i32(o.offsets());
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -217,6 +221,12 @@ public final class OutcomeCodec {
           case TAG_API_KEY_REVOKED -> {
             var key = ApiKeyCodec.readKey(r, "apiKeyRevoked.key");
             yield new Outcome.ApiKeyRevoked(key, r.bool("apiKeyRevoked.changed"));
+          }
+          case TAG_GROUP_CHANGED -> {
+            String ns = r.string("groupChanged.namespace");
+            String group = r.string("groupChanged.group");
+            int generation = r.i32("groupChanged.generation");
+            yield new Outcome.GroupChanged(ns, group, generation, r.i32("groupChanged.offsets"));
           }
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };

@@ -31,7 +31,10 @@ public sealed interface Command
         InitCluster,
         SetNodeEndpoint,
         CreateApiKey,
-        RevokeApiKey {
+        RevokeApiKey,
+        AdvanceGroupGeneration,
+        CommitGroupOffsets,
+        DeleteGroupOffsets {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

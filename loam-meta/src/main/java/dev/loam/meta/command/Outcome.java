@@ -19,6 +19,13 @@ public sealed interface Outcome {
     return new Rejected(reason, message);
   }
 
+  /**
+   * A group command was applied: the group's stored generation after it (0: the group has no
+   * record) and how many partitions it has committed offsets for.
+   */
+  record GroupChanged(String namespace, String group, int generation, int offsets)
+      implements Outcome {}
+
   /** Why a command was refused. */
   enum RejectReason {
     /** The proposer's node epoch is lower than the registered one (a zombie process). */
@@ -34,7 +41,10 @@ public sealed interface Outcome {
     /** The namespace still holds streams, or a compare-and-swap found other entries. */
     CONFLICT,
     INVALID,
-    /** A consumer lease generation that is not current, or whose lease expired (§7). */
+    /**
+     * A consumer lease generation that is not current, or whose lease expired (§7); a group
+     * generation that is not the stored one.
+     */
     FENCED,
     /** A committed offset outside the partition's {@code [logStartOffset, highWatermark]}. */
     OUT_OF_RANGE,

@@ -11,7 +11,9 @@ import java.util.Objects;
  *
  * @param inner an owner-bound command about {@code streamId}: {@link SwapSegment}, {@link
  *     TrimPartition}, {@link UpdateStreamConfig}, {@link AddPartitions}, {@link DeleteStream},
- *     {@link AcquireConsumerLease} or {@link CommitConsumerOffset}
+ *     {@link AcquireConsumerLease}, {@link CommitConsumerOffset}, or a group command about the
+ *     group's coordinator stream ({@link AdvanceGroupGeneration}, {@link CommitGroupOffsets},
+ *     {@link DeleteGroupOffsets})
  */
 public record OwnerFenced(long streamId, long streamEpoch, Command inner) implements Command {
   public OwnerFenced {
@@ -34,6 +36,9 @@ public record OwnerFenced(long streamId, long streamEpoch, Command inner) implem
         || c instanceof AddPartitions
         || c instanceof DeleteStream
         || c instanceof AcquireConsumerLease
-        || c instanceof CommitConsumerOffset;
+        || c instanceof CommitConsumerOffset
+        || c instanceof AdvanceGroupGeneration
+        || c instanceof CommitGroupOffsets
+        || c instanceof DeleteGroupOffsets;
   }
 }

@@ -6,9 +6,12 @@ import dev.loam.meta.codec.BinaryReader;
 import dev.loam.meta.codec.BinaryWriter;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
+import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
+import dev.loam.meta.command.CommitGroupOffsets;
+import dev.loam.meta.command.DeleteGroupOffsets;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
 import dev.loam.meta.command.ExpireNode;
@@ -464,6 +467,12 @@ final class ClusterRules {
       return catalog.exists(x.streamId()) ? x.streamId() : -1;
     } else if (c instanceof CommitConsumerOffset x) {
       return catalog.exists(x.streamId()) ? x.streamId() : -1;
+    } else if (c instanceof AdvanceGroupGeneration x) {
+      return catalog.exists(x.coordinatorStreamId()) ? x.coordinatorStreamId() : -1;
+    } else if (c instanceof CommitGroupOffsets x) {
+      return catalog.exists(x.coordinatorStreamId()) ? x.coordinatorStreamId() : -1;
+    } else if (c instanceof DeleteGroupOffsets x) {
+      return catalog.exists(x.coordinatorStreamId()) ? x.coordinatorStreamId() : -1;
     } else if (c instanceof UpdateStreamConfig x) {
       s = catalog.streamNamed(x.namespace(), x.name());
     } else if (c instanceof AddPartitions x) {

@@ -7,14 +7,17 @@ import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
+import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
+import dev.loam.meta.command.CommitGroupOffsets;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.DeleteGroupOffsets;
 import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
@@ -67,10 +70,11 @@ public final class MetaStateMachine {
    * activity; version 4 (version 3 plus node liveness and stream ownership) when there is but no
    * cluster id is set; version 5 (version 4 plus the cluster id) once it is; version 6 (version 5,
    * its id possibly unset, plus the nodes' named endpoints) while some node advertises an endpoint;
-   * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists.
-   * Restore reads all seven (metastore-snapshot.md).
+   * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists;
+   * version 8 (version 7, its keys possibly none, plus the consumer groups) while a group has a
+   * record. Restore reads all eight (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 7;
+  public static final int SNAPSHOT_VERSION = 8;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -89,6 +93,7 @@ public final class MetaStateMachine {
   private final ConsumerTable consumers = new ConsumerTable(catalog);
   private final ClusterRules cluster = new ClusterRules(catalog);
   private final ApiKeyTable apiKeys = new ApiKeyTable();
+  private final GroupTable groups = new GroupTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -100,7 +105,7 @@ public final class MetaStateMachine {
     this.dedupe = new DedupeLedger(settings.dedupeRetention().toMillis());
     this.sequencer = new Sequencer(settings, catalog, objects, dedupe);
     this.segments = new SegmentRules(settings, catalog, objects);
-    this.view = new StateView(this, catalog, cluster, objects, consumers, apiKeys);
+    this.view = new StateView(this, catalog, cluster, objects, consumers, apiKeys, groups);
   }
 
   /** The index of the last applied command; 0 before the first. */
@@ -158,7 +163,11 @@ public final class MetaStateMachine {
     if (command instanceof CreateNamespace c) {
       return catalog.createNamespace(c);
     } else if (command instanceof DeleteNamespace c) {
-      return catalog.deleteNamespace(c);
+      Outcome o = catalog.deleteNamespace(c);
+      if (o instanceof Outcome.Deleted) {
+        groups.dropNamespace(c.name());
+      }
+      return o;
     } else if (command instanceof CreateStream c) {
       return catalog.createStream(c);
     } else if (command instanceof DeleteStream c) {
@@ -205,6 +214,12 @@ public final class MetaStateMachine {
       return apiKeys.create(c, now);
     } else if (command instanceof RevokeApiKey c) {
       return apiKeys.revoke(c, now);
+    } else if (command instanceof AdvanceGroupGeneration c) {
+      return groups.advanceGeneration(c);
+    } else if (command instanceof CommitGroupOffsets c) {
+      return groups.commitOffsets(c);
+    } else if (command instanceof DeleteGroupOffsets c) {
+      return groups.deleteOffsets(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -221,6 +236,7 @@ public final class MetaStateMachine {
     // Its named consumers go too: a stream re-created under this name is another stream (new id)
     // and starts without committed offsets.
     consumers.dropStream(s.info.id());
+    groups.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -276,6 +292,10 @@ public final class MetaStateMachine {
     return apiKeys;
   }
 
+  GroupTable groups() {
+    return groups;
+  }
+
   /** Sets the header fields of a state being restored (before any command is applied). */
   void restoreHeader(long appliedIndex, long clockMillis) {
     this.appliedIndex = appliedIndex;
@@ -313,6 +333,8 @@ public final class MetaStateMachine {
         + consumers.size()
         + ", apiKeys="
         + apiKeys.all().size()
+        + ", groups="
+        + groups.size()
         + "}";
   }
 }

@@ -16,7 +16,8 @@ import java.util.zip.CRC32C;
  * <p>Sections by version: 1 holds nodes, namespaces, streams (with partitions) and dedupe records;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
- * named endpoints (possibly none from 7 on); 7 adds the API keys.
+ * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
+ * the consumer groups.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -30,7 +31,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (m.apiKeys().any()) {
+    if (!m.groups().isDefault()) {
+      return 8;
+    } else if (m.apiKeys().any()) {
       return 7;
     } else if (m.cluster().hasEndpoints()) {
       return 6;
@@ -74,6 +77,9 @@ final class SnapshotFormat {
     }
     if (version >= 7) {
       m.apiKeys().write(w);
+    }
+    if (version >= 8) {
+      m.groups().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -139,6 +145,9 @@ final class SnapshotFormat {
     }
     if (version >= 7) {
       m.apiKeys().read(r, version);
+    }
+    if (version >= 8) {
+      m.groups().read(r);
     }
     r.expectEnd();
     return m;

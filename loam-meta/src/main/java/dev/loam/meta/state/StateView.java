@@ -3,6 +3,7 @@ package dev.loam.meta.state;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.command.ApiKeyInfo;
 import dev.loam.meta.command.ConsumerLease;
+import dev.loam.meta.command.GroupInfo;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.NodeStatus;
@@ -25,6 +26,7 @@ final class StateView implements MetaReader {
   private final ObjectLedger objects;
   private final ConsumerTable consumers;
   private final ApiKeyTable apiKeys;
+  private final GroupTable groups;
 
   StateView(
       MetaStateMachine machine,
@@ -32,13 +34,25 @@ final class StateView implements MetaReader {
       ClusterRules cluster,
       ObjectLedger objects,
       ConsumerTable consumers,
-      ApiKeyTable apiKeys) {
+      ApiKeyTable apiKeys,
+      GroupTable groups) {
     this.machine = machine;
     this.catalog = catalog;
     this.cluster = cluster;
     this.objects = objects;
     this.consumers = consumers;
     this.apiKeys = apiKeys;
+    this.groups = groups;
+  }
+
+  @Override
+  public Optional<GroupInfo> group(String namespace, String group) {
+    return groups.group(namespace, group);
+  }
+
+  @Override
+  public List<GroupInfo> groups(String namespace) {
+    return groups.groups(namespace);
   }
 
   @Override

@@ -266,9 +266,53 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> transfer =
         Combinators.combine(origins(), ids, ids, text())
             .as(dev.loam.meta.command.TransferStream::new);
+    // Group commands: any ids, generations and strings; the state machine refuses the bad ones.
+    Arbitrary<dev.loam.meta.command.GroupOffset> groupOffset =
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                text())
+            .as(dev.loam.meta.command.GroupOffset::new);
+    Arbitrary<Command> advanceGroup =
+        Combinators.combine(origins(), ids, text(), text(), Arbitraries.integers())
+            .as(dev.loam.meta.command.AdvanceGroupGeneration::new);
+    Arbitrary<Command> commitGroup =
+        Combinators.combine(
+                origins(),
+                ids,
+                text(),
+                text(),
+                Arbitraries.integers(),
+                groupOffset.list().ofMaxSize(4))
+            .as(dev.loam.meta.command.CommitGroupOffsets::new);
+    Arbitrary<Command> deleteGroup =
+        Combinators.combine(
+                origins(),
+                ids,
+                text(),
+                text(),
+                Arbitraries.of(true, false),
+                Combinators.combine(Arbitraries.longs(), Arbitraries.integers())
+                    .as(dev.loam.meta.command.GroupPartition::new)
+                    .list()
+                    .ofMaxSize(4))
+            .as(dev.loam.meta.command.DeleteGroupOffsets::new);
     Arbitrary<Command> fenced =
         Combinators.combine(
-                ids, ids, Arbitraries.oneOf(List.of(update, addPartitions, acquire, swap, trim)))
+                ids,
+                ids,
+                Arbitraries.oneOf(
+                    List.of(
+                        update,
+                        addPartitions,
+                        acquire,
+                        swap,
+                        trim,
+                        advanceGroup,
+                        commitGroup,
+                        deleteGroup)))
             .as(dev.loam.meta.command.OwnerFenced::new);
     // Any string, valid or not: the codec carries what the state machine refuses.
     Arbitrary<Command> initCluster =
@@ -285,6 +329,9 @@ class CommandCodecPropertyTest {
         Combinators.combine(origins(), text()).as(dev.loam.meta.command.RevokeApiKey::new);
     return Arbitraries.oneOf(
         List.of(
+            advanceGroup,
+            commitGroup,
+            deleteGroup,
             createKey,
             revokeKey,
             setEndpoint,
@@ -441,8 +488,12 @@ class CommandCodecPropertyTest {
     Arbitrary<Outcome> keyCreated = key.map(Outcome.ApiKeyCreated::new);
     Arbitrary<Outcome> keyRevoked =
         Combinators.combine(key, Arbitraries.of(true, false)).as(Outcome.ApiKeyRevoked::new);
+    Arbitrary<Outcome> groupChanged =
+        Combinators.combine(text(), text(), Arbitraries.integers(), Arbitraries.integers())
+            .as(Outcome.GroupChanged::new);
     return Arbitraries.oneOf(
         List.of(
+            groupChanged,
             keyCreated,
             keyRevoked,
             clusterInitialized,

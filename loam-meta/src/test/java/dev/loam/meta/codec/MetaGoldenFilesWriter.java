@@ -101,6 +101,8 @@ import java.util.stream.Stream;
  *       fixtures are in {@link MetaGoldenFixturesEndpoints}.
  *   <li>The API keys' files (command tags 26 and 27, outcome tags 19 and 20, snapshot version 7),
  *       whose fixtures are in {@link MetaGoldenFixturesApiKeys}.
+ *   <li>The consumer groups' files (command tags 28 to 30, outcome tag 21, snapshot version 8),
+ *       whose fixtures are in {@link MetaGoldenFixturesGroups}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -178,6 +180,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesApiKeys.SNAPSHOT_V7,
         state(MetaGoldenFixturesApiKeys.snapshotV7Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesGroups.COMMANDS_V1_GROUPS,
+        frame(MetaGoldenFixturesGroups.commandsGroups().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesGroups.OUTCOMES_V1_GROUPS,
+        frame(MetaGoldenFixturesGroups.outcomesGroups().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesGroups.SNAPSHOT_V8,
+        state(MetaGoldenFixturesGroups.snapshotV8Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

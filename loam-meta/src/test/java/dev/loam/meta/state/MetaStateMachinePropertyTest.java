@@ -82,6 +82,63 @@ class MetaStateMachinePropertyTest {
         } else {
           out.add(new dev.loam.meta.command.RevokeApiKey(o, id));
         }
+      } else if (rnd.nextInt(8) == 0) {
+        // Consumer groups: the coordinator namespace and streams, generations, commits and
+        // deletes; coordinator stream ids are guessed among the latest streams created, so some
+        // commands name the group's own stream and apply, and the others are refused.
+        String group = rnd.nextInt(4) == 0 ? "g1" : "g0";
+        String gns = rnd.nextInt(4) == 0 ? ns : "default";
+        int pick = rnd.nextInt(5);
+        long created = out.stream().filter(c -> c instanceof CreateStream).count();
+        long coordinator = Math.max(1, created - rnd.nextInt(4));
+        if (pick == 1) {
+          // A generation at every stream id a coordinator stream may have: one of them is it.
+          for (long id = 1; id <= created; id++) {
+            out.add(
+                new dev.loam.meta.command.AdvanceGroupGeneration(
+                    o, id, gns, group, 1 + rnd.nextInt(4)));
+          }
+          continue;
+        }
+        if (pick == 0) {
+          out.add(new CreateNamespace(o, dev.loam.meta.command.GroupInfo.COORDINATOR_NAMESPACE));
+          out.add(
+              new CreateStream(
+                  o,
+                  dev.loam.meta.command.GroupInfo.COORDINATOR_NAMESPACE,
+                  dev.loam.meta.command.GroupInfo.coordinatorStreamName(gns, group),
+                  StreamConfig.standard(1)));
+        } else if (pick == 1) {
+          out.add(
+              new dev.loam.meta.command.AdvanceGroupGeneration(
+                  o, coordinator, gns, group, 1 + rnd.nextInt(4)));
+        } else if (pick == 4) {
+          out.add(
+              new dev.loam.meta.command.DeleteGroupOffsets(
+                  o,
+                  coordinator,
+                  gns,
+                  group,
+                  rnd.nextInt(3) == 0,
+                  List.of(
+                      new dev.loam.meta.command.GroupPartition(
+                          1 + rnd.nextInt(6), rnd.nextInt(3)))));
+        } else {
+          List<dev.loam.meta.command.GroupOffset> offsets = new ArrayList<>();
+          for (int j = 0; j < 1 + rnd.nextInt(3); j++) {
+            offsets.add(
+                new dev.loam.meta.command.GroupOffset(
+                    1 + rnd.nextInt(6), rnd.nextInt(3), rnd.nextInt(50), -1, "m" + rnd.nextInt(2)));
+          }
+          out.add(
+              new dev.loam.meta.command.CommitGroupOffsets(
+                  o,
+                  coordinator,
+                  gns,
+                  group,
+                  rnd.nextBoolean() ? -1 : 1 + rnd.nextInt(4),
+                  offsets));
+        }
       } else if (kind == 20) {
         out.add(new dev.loam.meta.command.AllocateProducerIds(o, 1 + rnd.nextInt(3)));
       } else if (kind == 21) {
@@ -162,8 +219,9 @@ class MetaStateMachinePropertyTest {
       original.apply(++index, cmds.get(i));
     }
     byte[] snap = original.snapshot();
-    // Version 7 exactly when an API key exists, else 6 exactly when some node has an endpoint,
-    // else 5 exactly when the cluster id is set: the oldest version that holds the state.
+    // Version 7 exactly when an API key exists (and no group), else 6 exactly when some node has
+    // an endpoint, else 5 exactly when the cluster id is set: the oldest version that holds the
+    // state.
     boolean hasKeys = !original.reader().apiKeys().isEmpty();
     boolean hasEndpoints =
         original.reader().nodes().stream().anyMatch(n -> !n.endpoints().isEmpty());
@@ -171,9 +229,19 @@ class MetaStateMachinePropertyTest {
     Statistics.label("cluster id set").collect(hasId);
     Statistics.label("endpoints").collect(hasEndpoints);
     Statistics.label("api keys").collect(hasKeys);
-    assertThat(SnapshotV3Test.version(snap) == 7).isEqualTo(hasKeys);
-    assertThat(SnapshotV3Test.version(snap) == 6).isEqualTo(hasEndpoints && !hasKeys);
-    assertThat(SnapshotV3Test.version(snap) == 5).isEqualTo(hasId && !hasEndpoints && !hasKeys);
+    // Version 8 exactly when a consumer group has a record, above all of them.
+    boolean hasGroups =
+        original.reader().namespaces().stream()
+            .anyMatch(n -> !original.reader().groups(n).isEmpty());
+    Statistics.label("groups").collect(hasGroups);
+    assertThat(SnapshotV3Test.version(snap) == 8).isEqualTo(hasGroups);
+    assertThat(SnapshotV3Test.version(snap) == 7).isEqualTo(hasKeys && !hasGroups);
+    assertThat(SnapshotV3Test.version(snap) == 6).isEqualTo(hasEndpoints && !hasKeys && !hasGroups);
+    assertThat(SnapshotV3Test.version(snap) == 5)
+        .isEqualTo(hasId && !hasEndpoints && !hasKeys && !hasGroups);
+    for (String n : original.reader().namespaces()) {
+      assertThat(copy(snap, settings).reader().groups(n)).isEqualTo(original.reader().groups(n));
+    }
     assertThat(copy(snap, settings).reader().apiKeys()).isEqualTo(original.reader().apiKeys());
     assertThat(copy(snap, settings).reader().nodes()).isEqualTo(original.reader().nodes());
     MetaStateMachine copy = MetaStateMachine.restore(snap, settings);

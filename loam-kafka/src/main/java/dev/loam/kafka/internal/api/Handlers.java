@@ -6,6 +6,14 @@ import dev.loam.kafka.internal.cluster.ClusterView;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
 import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import dev.loam.kafka.internal.cluster.Topics;
+import dev.loam.kafka.internal.group.ConsumerGroupDescribeHandler;
+import dev.loam.kafka.internal.group.ConsumerGroupHeartbeatHandler;
+import dev.loam.kafka.internal.group.FindCoordinatorHandler;
+import dev.loam.kafka.internal.group.GroupAdminHandlers;
+import dev.loam.kafka.internal.group.GroupApis;
+import dev.loam.kafka.internal.group.GroupCoordinator;
+import dev.loam.kafka.internal.group.MembershipHandlers;
+import dev.loam.kafka.internal.group.OffsetHandlers;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,7 +50,29 @@ public final class Handlers {
     h.put(ApiKeys.DESCRIBE_CONFIGS, new DescribeConfigsHandler(topics));
     h.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(topics, owners));
     h.put(ApiKeys.INIT_PRODUCER_ID, new InitProducerIdHandler(node.log()));
-    Dispatcher d = new Dispatcher(h, owners);
+    GroupCoordinator coordinator = new GroupCoordinator(node.log(), settings.groups());
+    GroupApis groups =
+        new GroupApis(coordinator, node.log(), cluster, endpoints, settings.namespace());
+    h.put(ApiKeys.FIND_COORDINATOR, new FindCoordinatorHandler(groups));
+    h.put(ApiKeys.JOIN_GROUP, MembershipHandlers.join(groups));
+    h.put(ApiKeys.SYNC_GROUP, MembershipHandlers.sync(groups));
+    h.put(ApiKeys.HEARTBEAT, MembershipHandlers.heartbeat(groups));
+    h.put(ApiKeys.LEAVE_GROUP, MembershipHandlers.leave(groups));
+    h.put(ApiKeys.OFFSET_COMMIT, OffsetHandlers.commit(groups));
+    h.put(ApiKeys.OFFSET_FETCH, OffsetHandlers.fetch(groups));
+    h.put(ApiKeys.LIST_GROUPS, GroupAdminHandlers.list(groups));
+    h.put(ApiKeys.DESCRIBE_GROUPS, GroupAdminHandlers.describe(groups));
+    h.put(ApiKeys.DELETE_GROUPS, GroupAdminHandlers.delete(groups));
+    h.put(ApiKeys.OFFSET_DELETE, GroupAdminHandlers.deleteOffsets(groups));
+    h.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(groups, topics));
+    h.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, new ConsumerGroupDescribeHandler(groups, topics));
+    Dispatcher d =
+        new Dispatcher(
+            h,
+            () -> {
+              coordinator.close();
+              owners.close();
+            });
     self.set(d);
     return d;
   }

@@ -40,6 +40,20 @@ public final class SupportedApis {
     m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));
     m.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(0, 1));
     m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 2));
+    m.put(ApiKeys.FIND_COORDINATOR, range(0, 6));
+    m.put(ApiKeys.JOIN_GROUP, range(0, 9));
+    m.put(ApiKeys.SYNC_GROUP, range(0, 5));
+    m.put(ApiKeys.HEARTBEAT, range(0, 4));
+    m.put(ApiKeys.LEAVE_GROUP, range(0, 5));
+    // Version 10 names topics by id; 9 is what current clients need.
+    m.put(ApiKeys.OFFSET_COMMIT, range(2, 9));
+    m.put(ApiKeys.OFFSET_FETCH, range(1, 9));
+    m.put(ApiKeys.LIST_GROUPS, range(0, 5));
+    m.put(ApiKeys.DESCRIBE_GROUPS, range(0, 6));
+    m.put(ApiKeys.DELETE_GROUPS, range(0, 2));
+    m.put(ApiKeys.OFFSET_DELETE, range(0, 0));
+    m.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, range(0, 1));
+    m.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, range(0, 1));
     RANGES = Collections.unmodifiableMap(m);
   }
 
