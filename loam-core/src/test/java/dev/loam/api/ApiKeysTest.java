@@ -98,7 +98,10 @@ class ApiKeysTest {
       assertThat(failure(log.authenticate(null, null))).isInstanceOf(AuthenticationException.class);
 
       // Verified (and cached), then revoked: refused from the revocation's apply on.
-      get(log.authenticate(id, k.secret()));
+      Principal before = get(log.authenticate(id, k.secret()));
+      assertThat(log.activePrincipal(id)).contains(before);
+      assertThat(log.activePrincipal("zzzzzzzzzzzzzzzz")).isEmpty();
+      assertThat(log.activePrincipal(null)).isEmpty();
       ApiKey revoked = get(log.revokeApiKey(id));
       assertThat(revoked.revoked()).isTrue();
       assertThat(revoked.revokedAtMillis()).isGreaterThanOrEqualTo(k.key().createdAtMillis());
@@ -111,6 +114,7 @@ class ApiKeysTest {
       t = failure(log.revokeApiKey("zzzzzzzzzzzzzzzz"));
       assertThat(((LoamException) t).kind()).isEqualTo(Kind.NOT_FOUND);
       assertThat(log.scramCredential(id, ScramCredential.SCRAM_SHA_256)).isEmpty();
+      assertThat(log.activePrincipal(id)).isEmpty();
     }
   }
 
