@@ -21,7 +21,6 @@ public final class Handlers {
     Topics topics =
         new Topics(
             node.log(),
-            settings.namespace(),
             node.clusterId(),
             settings.autoCreateTopics(),
             settings.defaultPartitions());
@@ -42,6 +41,10 @@ public final class Handlers {
     h.put(ApiKeys.DESCRIBE_CONFIGS, new DescribeConfigsHandler(topics));
     h.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(topics, owners));
     h.put(ApiKeys.INIT_PRODUCER_ID, new InitProducerIdHandler(node.log()));
+    if (settings.authentication() != KafkaGatewaySettings.Authentication.NONE) {
+      h.put(ApiKeys.SASL_HANDSHAKE, new SaslHandshakeHandler());
+      h.put(ApiKeys.SASL_AUTHENTICATE, new SaslAuthenticateHandler());
+    }
     Dispatcher d = new Dispatcher(h, owners);
     self.set(d);
     return d;

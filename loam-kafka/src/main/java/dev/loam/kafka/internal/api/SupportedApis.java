@@ -40,6 +40,8 @@ public final class SupportedApis {
     m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));
     m.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(0, 1));
     m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 2));
+    m.put(ApiKeys.SASL_HANDSHAKE, range(0, 1));
+    m.put(ApiKeys.SASL_AUTHENTICATE, range(0, 2));
     RANGES = Collections.unmodifiableMap(m);
   }
 
