@@ -19,6 +19,8 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.RequestUtils;
@@ -177,6 +179,12 @@ final class SampleRequests {
       }
       case INIT_PRODUCER_ID ->
           new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(1000);
+      case SASL_HANDSHAKE -> new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-256");
+      case SASL_AUTHENTICATE ->
+          new SaslAuthenticateRequestData()
+              .setAuthBytes(
+                  "n,,n=abcdefghijklmnop,r=fyko+d2lbbFgONRv9qkxdawL"
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8));
       default -> throw new IllegalArgumentException("no sample request for " + key);
     };
   }
