@@ -24,7 +24,8 @@ class LoamServerMainIT {
 
   @TempDir Path dir;
 
-  record Server(Process process, BufferedReader out, String url) {}
+  /** A launched server: its process, the rest of its output, its URL and the line naming it. */
+  record Server(Process process, BufferedReader out, String url, String servingLine) {}
 
   static Server launch(Path dataDir, String... extraArgs) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -51,7 +52,7 @@ class LoamServerMainIT {
       seen.add(line);
       Matcher m = SERVING.matcher(line);
       if (m.find()) {
-        return new Server(p, out, m.group(1));
+        return new Server(p, out, m.group(1), line);
       }
     }
     throw new AssertionError("the server exited before serving: " + seen);
