@@ -74,14 +74,19 @@ final class ScramServer implements SaslServer {
         case CLIENT_FINAL -> last(response);
         default -> throw new SaslException("Unexpected SCRAM message in state " + state);
       };
-    } catch (SaslException | RuntimeException e) {
+    } catch (SaslException | SaslAuthenticationException e) {
       state = State.FAILED;
       throw e;
+    } catch (RuntimeException e) {
+      // kafka-clients' message parsers throw unchecked exceptions for some malformed input (a bad
+      // base64 proof, a bad user-name escape): every malformed message is one SASL error.
+      state = State.FAILED;
+      throw new SaslException("malformed SCRAM message: " + e.getClass().getSimpleName(), e);
     }
   }
 
   private byte[] first(byte[] response) throws SaslException {
-    clientFirst = new ClientFirstMessage(response);
+    clientFirst = parsed(() -> new ClientFirstMessage(response), "first");
     if (!clientFirst.extensions().map().isEmpty()) {
       throw new SaslAuthenticationException(
           "Authentication failed: SCRAM extensions (delegation tokens) are not supported");
@@ -111,7 +116,7 @@ final class ScramServer implements SaslServer {
   }
 
   private byte[] last(byte[] response) throws SaslException {
-    ClientFinalMessage clientFinal = new ClientFinalMessage(response);
+    ClientFinalMessage clientFinal = parsed(() -> new ClientFinalMessage(response), "final");
     String nonce = clientFinal.nonce();
     String expected = serverFirst.nonce();
     if (!nonce.equals(expected) && !nonce.equals(clientFirst.nonce() + expected)) {
@@ -134,6 +139,24 @@ final class ScramServer implements SaslServer {
       return new ServerFinalMessage(null, serverSignature).toBytes();
     } catch (InvalidKeyException e) {
       throw new SaslException("the stored SCRAM key is not usable", e);
+    }
+  }
+
+  /** A client message kafka-clients' parser accepts, or one SASL error. */
+  private interface Parse<T> {
+    T parse() throws SaslException;
+  }
+
+  /**
+   * Parses a client message. kafka-clients' parsers put the whole message in their error, and a
+   * misconfigured client may send its password where a SCRAM message belongs: the error here says
+   * only which message was malformed.
+   */
+  private static <T> T parsed(Parse<T> p, String which) throws SaslException {
+    try {
+      return p.parse();
+    } catch (SaslException | RuntimeException e) {
+      throw new SaslException("Invalid SCRAM client " + which + " message format");
     }
   }
 

@@ -203,7 +203,9 @@ public final class Session {
       // kafka-clients' own messages for a refused exchange; they name no credential.
       return fail(e.getMessage());
     } catch (SaslException | RuntimeException e) {
-      LOG.debug("SASL exchange failed mechanism={} {}: {}", mechanism, who(), e.toString());
+      // The exception's class only: a parser's message may quote the client's bytes.
+      LOG.debug(
+          "SASL exchange failed mechanism={} {}: {}", mechanism, who(), e.getClass().getName());
       return fail(
           "Authentication failed during authentication due to invalid credentials with SASL"
               + " mechanism "

@@ -12,8 +12,9 @@ import net.jqwik.api.constraints.IntRange;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
- * {@link SaslTokenContract} over random bytes and over valid SASL messages (SCRAM first and final
- * messages of kafka-clients' client, PLAIN messages) with bytes flipped, inserted or cut.
+ * {@link SaslTokenContract} over random bytes, over valid SASL messages (SCRAM first and final
+ * messages of kafka-clients' client, PLAIN messages) with bytes flipped, inserted or cut, and over
+ * each mechanism's valid message sent where another's belongs.
  */
 class SaslTokenPropertyTest {
   @Property(tries = 400)
@@ -30,6 +31,17 @@ class SaslTokenPropertyTest {
     java.util.Random r = new java.util.Random(seed);
     byte[] token = mutate(valid, r);
     SaslTokenContract.check(mode, token);
+  }
+
+  /**
+   * One mechanism's valid message where another's (or another step's) belongs: a misconfigured
+   * client sending its PLAIN password to a SCRAM exchange must not see it quoted in the error.
+   */
+  @Property(tries = 100)
+  void anotherMechanismsMessage(
+      @ForAll @IntRange(min = 0, max = 4) int mode, @ForAll @IntRange(min = 0, max = 4) int from)
+      throws Exception {
+    SaslTokenContract.check(mode, valid(from));
   }
 
   @Provide
