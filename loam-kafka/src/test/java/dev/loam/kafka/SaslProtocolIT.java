@@ -182,6 +182,47 @@ class SaslProtocolIT {
   }
 
   @Test
+  void reauthenticationKeepsTheKeyAndAnExpiredSessionCloses() throws Exception {
+    try (KafkaTestSupport k =
+        new KafkaTestSupport(
+            dir, KafkaTestSupport.FAST, b -> b.reauthInterval(java.time.Duration.ofSeconds(1)))) {
+      CreatedApiKey a = SaslClients.key(k.node, ApiKeySpec.clusterWide(Role.CONSUME));
+      CreatedApiKey other = SaslClients.key(k.node, ApiKeySpec.clusterWide(Role.CONSUME));
+      try (RawKafkaClient c = new RawKafkaClient(k.gateway.port())) {
+        c.call(handshake("PLAIN"));
+        SaslAuthenticateResponse r =
+            c.call(authenticate(plain(a.key().id(), a.secret()), (short) 2));
+        assertThat(r.error()).isEqualTo(Errors.NONE);
+        assertThat(r.sessionLifetimeMs()).isEqualTo(1000);
+        // Re-authenticating with the same key renews the session; another key is refused.
+        c.call(handshake("PLAIN"));
+        assertThat(
+                c.<SaslAuthenticateResponse>call(
+                        authenticate(plain(a.key().id(), a.secret()), (short) 2))
+                    .error())
+            .isEqualTo(Errors.NONE);
+        c.call(handshake("PLAIN"));
+        SaslAuthenticateResponse switched =
+            c.call(authenticate(plain(other.key().id(), other.secret()), (short) 2));
+        assertThat(switched.error()).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED);
+        assertThat(switched.errorMessage()).contains("re-authentication");
+        assertThat(c.closedByServer()).isTrue();
+      }
+      try (RawKafkaClient c = new RawKafkaClient(k.gateway.port())) {
+        c.call(handshake("PLAIN"));
+        c.call(authenticate(plain(a.key().id(), a.secret()), (short) 2));
+        assertThat(
+                c.<MetadataResponse>call(MetadataRequest.Builder.allTopics().build((short) 12))
+                    .errors())
+            .isEmpty();
+        Thread.sleep(1200);
+        c.send(MetadataRequest.Builder.allTopics().build((short) 12));
+        assertThat(c.closedByServer()).isTrue();
+      }
+    }
+  }
+
+  @Test
   void aListenerWithoutAuthenticationServesNoSasl() throws Exception {
     try (KafkaTestSupport k =
             new KafkaTestSupport(
