@@ -359,6 +359,14 @@ public interface Log {
    */
   boolean hasActiveApiKeys();
 
+  /**
+   * Who an active key is, by id alone, as the local replica sees it; empty for an unknown or
+   * revoked key. For an entry point that has verified a key by other means (a SASL/SCRAM exchange,
+   * which proves the secret without revealing it) and for re-checking, on each request of a
+   * long-lived connection, that its key was not revoked since. Never blocks.
+   */
+  Optional<Principal> activePrincipal(String keyId);
+
   // ---------------------------------------------------------------- host conveniences
 
   /**

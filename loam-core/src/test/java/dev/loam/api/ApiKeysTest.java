@@ -30,6 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
 class ApiKeysTest {
   @TempDir Path dir;
 
+  /** The created key, its secret recorded for the suite's secret scan. */
+  private static CreatedApiKey recorded(CompletableFuture<CreatedApiKey> f) throws Exception {
+    CreatedApiKey k = get(f);
+    dev.loam.tls.UsedSecrets.record(k.secret());
+    return k;
+  }
+
   private static <T> T get(CompletableFuture<T> f) throws Exception {
     return f.get(10, TimeUnit.SECONDS);
   }
@@ -47,7 +54,7 @@ class ApiKeysTest {
       Log log = c.start("a", TestCluster.FAST).log();
       assertThat(log.hasActiveApiKeys()).isFalse();
       CreatedApiKey created =
-          get(log.createApiKey(ApiKeySpec.inNamespace("team-a", Role.PRODUCE, Role.CONSUME)));
+          recorded(log.createApiKey(ApiKeySpec.inNamespace("team-a", Role.PRODUCE, Role.CONSUME)));
       ApiKey key = created.key();
       assertThat(key.id()).matches("[a-z2-7]{16}");
       assertThat(created.secret()).matches("[A-Za-z0-9_-]{43}");
@@ -78,7 +85,7 @@ class ApiKeysTest {
   void wrongUnknownAndRevokedKeysAreRefusedWithoutTheSecretInTheMessage() throws Exception {
     try (TestCluster c = new TestCluster(dir.resolve("meta"))) {
       Log log = c.start("a", TestCluster.FAST).log();
-      CreatedApiKey k = get(log.createApiKey(ApiKeySpec.clusterWide(Role.CLUSTER_ADMIN)));
+      CreatedApiKey k = recorded(log.createApiKey(ApiKeySpec.clusterWide(Role.CLUSTER_ADMIN)));
       String id = k.key().id();
       String wrong = k.secret().substring(1) + "x";
       Throwable t = failure(log.authenticate(id, wrong));
@@ -98,7 +105,10 @@ class ApiKeysTest {
       assertThat(failure(log.authenticate(null, null))).isInstanceOf(AuthenticationException.class);
 
       // Verified (and cached), then revoked: refused from the revocation's apply on.
-      get(log.authenticate(id, k.secret()));
+      Principal before = get(log.authenticate(id, k.secret()));
+      assertThat(log.activePrincipal(id)).contains(before);
+      assertThat(log.activePrincipal("zzzzzzzzzzzzzzzz")).isEmpty();
+      assertThat(log.activePrincipal(null)).isEmpty();
       ApiKey revoked = get(log.revokeApiKey(id));
       assertThat(revoked.revoked()).isTrue();
       assertThat(revoked.revokedAtMillis()).isGreaterThanOrEqualTo(k.key().createdAtMillis());
@@ -111,6 +121,7 @@ class ApiKeysTest {
       t = failure(log.revokeApiKey("zzzzzzzzzzzzzzzz"));
       assertThat(((LoamException) t).kind()).isEqualTo(Kind.NOT_FOUND);
       assertThat(log.scramCredential(id, ScramCredential.SCRAM_SHA_256)).isEmpty();
+      assertThat(log.activePrincipal(id)).isEmpty();
     }
   }
 
@@ -137,7 +148,7 @@ class ApiKeysTest {
   void theScramCredentialIsTheRfc5802DerivationOfTheSecret() throws Exception {
     try (TestCluster c = new TestCluster(dir.resolve("meta"))) {
       Log log = c.start("a", TestCluster.FAST).log();
-      CreatedApiKey k = get(log.createApiKey(ApiKeySpec.clusterWide(Role.PRODUCE)));
+      CreatedApiKey k = recorded(log.createApiKey(ApiKeySpec.clusterWide(Role.PRODUCE)));
       for (String[] m :
           new String[][] {
             {ScramCredential.SCRAM_SHA_256, "PBKDF2WithHmacSHA256", "HmacSHA256", "SHA-256", "256"},

@@ -32,6 +32,7 @@ class ApiKeyRevocationIT {
       CreatedApiKey k =
           get(c.log("n1").createApiKey(ApiKeySpec.inNamespace("default", Role.PRODUCE)));
       String id = k.key().id();
+      dev.loam.tls.UsedSecrets.record(k.secret());
       for (String n : c.ids()) {
         Log log = c.log(n);
         // The create reaches every replica in its own time: wait for each to know the key.

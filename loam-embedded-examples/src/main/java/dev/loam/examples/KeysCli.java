@@ -47,7 +47,8 @@ public final class KeysCli {
         revoke   revoke an API key by id; every node refuses it within a metastore watch
 
       The first key of a cluster needs no --key when made from the node's own machine
-      (a loopback --url) while the cluster holds no active key; see docs/security.md.
+      (a loopback --url) while the cluster holds no active key; a stopped ./loam server's
+      first key can also be made offline with create --data-dir DIR; see docs/security.md.
       """;
 
   static final Command CREATE =
@@ -71,6 +72,27 @@ public final class KeysCli {
           "R,R",
           KeysCli::roles,
           "comma-separated: produce, consume, admin, cluster-admin (cluster-wide only)");
+  static final Flag<java.nio.file.Path> DATA_DIR =
+      CREATE.optional(
+          "--data-dir",
+          "DIR",
+          Values.path(),
+          "none: through --url",
+          "create offline in a stopped ./loam server's data directory instead of through --url");
+  static final Flag<String> NODE_ID =
+      CREATE.flag(
+          "--node-id",
+          "ID",
+          Values.nonBlank(),
+          "node-1",
+          "with --data-dir: the server's --node-id");
+  static final Flag<String> STORE =
+      CREATE.optional(
+          "--store",
+          "URI",
+          dev.loam.cli.StoreUris.parser(false),
+          "DIR/objects",
+          "with --data-dir: the server's --store");
 
   static final Command LIST = new Command("loam keys list", "Lists the API keys, no secrets.");
   static final Flag<String> LIST_URL = url(LIST);
@@ -150,7 +172,29 @@ public final class KeysCli {
       return 0;
     }
     try {
-      if (c == CREATE) {
+      if (c == CREATE && a.get(DATA_DIR) != null) {
+        if (a.given(CREATE_URL) || a.given(CREATE_KEY)) {
+          c.printUsageError(
+              new UsageException(DATA_DIR.name(), "creates offline: --url and --key do not apply"),
+              err);
+          return 2;
+        }
+        return OfflineKeys.create(
+            a.get(DATA_DIR),
+            a.get(NODE_ID),
+            a.get(STORE),
+            a.get(NAMESPACE),
+            a.get(ROLES),
+            out,
+            err);
+      } else if (c == CREATE) {
+        if (a.given(NODE_ID) || a.given(STORE)) {
+          c.printUsageError(
+              new UsageException(
+                  a.given(NODE_ID) ? NODE_ID.name() : STORE.name(), "needs --data-dir"),
+              err);
+          return 2;
+        }
         return create(a, env, out, err);
       } else if (c == LIST) {
         return list(a, env, out, err);

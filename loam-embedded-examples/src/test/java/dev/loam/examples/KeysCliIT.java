@@ -128,7 +128,7 @@ class KeysCliIT {
           keys(noEnv, "create", "--url", s.url(), "--roles", "cluster-admin,admin,produce,consume");
       assertThat(first.exit()).as("%s", first).isZero();
       Matcher admin = token(first);
-      secrets.add(admin.group(2));
+      secrets.add(dev.loam.tls.UsedSecrets.record(admin.group(2)));
       assertThat(first.err()).contains("created key " + admin.group(1), "cluster-wide");
       String adminToken = admin.group(0);
 
@@ -154,7 +154,7 @@ class KeysCliIT {
               "produce");
       assertThat(second.exit()).as("%s", second).isZero();
       Matcher team = token(second);
-      secrets.add(team.group(2));
+      secrets.add(dev.loam.tls.UsedSecrets.record(team.group(2)));
       Map<String, String> env = Map.of("LOAM_API_KEY", adminToken);
       Run list = keys(env, "list", "--url", s.url());
       assertThat(list.exit()).as("%s", list).isZero();

@@ -93,7 +93,7 @@ class AuthIT {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
     JsonNode j = json(r);
     String secret = j.get("secret").asText();
-    secrets.add(secret);
+    secrets.add(dev.loam.tls.UsedSecrets.record(secret));
     assertThat(j.get("token").asText()).isEqualTo(j.get("id").asText() + "." + secret);
     return j.get("token").asText();
   }
@@ -172,6 +172,36 @@ class AuthIT {
     // Only the produce by teamA was appended.
     JsonNode fetched = json(call("GET", fetch, admin, null));
     assertThat(fetched.get("records")).hasSize(1);
+  }
+
+  @Test
+  void listingsFollowTheKeysScopeAndNodesAndMetricsNeedAnyKey() {
+    h = new HttpTestSupport(dir, b -> b.authentication(Authentication.REQUIRED));
+    String admin = createKey(null, null, "cluster-admin", "admin", "produce", "consume");
+    for (String ns : List.of("team-a", "team-b")) {
+      assertThat(call("POST", "/v1/namespaces", admin, "{\"name\":\"" + ns + "\"}").statusCode())
+          .isEqualTo(201);
+    }
+    String teamA = createKey(admin, "team-a", "consume");
+    String ghost = createKey(admin, "team-gone", "consume");
+    String cluster = createKey(admin, null, "consume");
+    assertThat(namespaces(teamA)).containsExactly("team-a");
+    assertThat(namespaces(ghost)).isEmpty();
+    assertThat(namespaces(cluster)).contains("team-a", "team-b", "default");
+    assertThat(namespaces(admin)).contains("team-a", "team-b", "default");
+    // The node list (clients discover nodes with it) and metrics: any valid key, none without.
+    for (String path : List.of("/v1/cluster/nodes", "/metrics")) {
+      assertThat(call("GET", path, teamA, null).statusCode()).as(path).isEqualTo(200);
+      unauthenticated(call("GET", path, null, null));
+    }
+  }
+
+  private List<String> namespaces(String key) {
+    HttpResponse<String> r = call("GET", "/v1/namespaces", key, null);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    List<String> out = new ArrayList<>();
+    json(r).get("namespaces").forEach(n -> out.add(n.asText()));
+    return out;
   }
 
   @Test

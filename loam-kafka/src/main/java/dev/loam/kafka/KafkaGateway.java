@@ -9,6 +9,8 @@ import dev.loam.kafka.internal.api.Handlers;
 import dev.loam.kafka.internal.cluster.HostPort;
 import dev.loam.kafka.internal.cluster.KafkaEndpoints;
 import dev.loam.kafka.internal.network.KafkaConnection;
+import dev.loam.kafka.internal.security.Authenticator;
+import dev.loam.kafka.internal.security.Session;
 import dev.loam.tls.NettyServerTls;
 import dev.loam.tls.ReloadingTls;
 import io.netty.bootstrap.ServerBootstrap;
@@ -62,11 +64,18 @@ public final class KafkaGateway implements AutoCloseable {
   private final Log log;
   private volatile boolean closed;
   private final DispatcherHolder holder = new DispatcherHolder();
+  private final Authenticator authenticator;
 
   private KafkaGateway(LoamNode node, KafkaGatewaySettings settings) {
     Log log = node.log();
     this.log = log;
     ensureNamespace(log, settings.namespace());
+    Authenticator auth =
+        settings.authentication() == KafkaGatewaySettings.Authentication.NONE
+            ? null
+            : new Authenticator(log, settings);
+    this.authenticator = auth;
+    String listenerNamespace = settings.namespace();
     SslContext ssl =
         settings
             .tls()
@@ -104,13 +113,23 @@ public final class KafkaGateway implements AutoCloseable {
                           // Kafka frames: a 4-byte big-endian size, then the request. A size above
                           // the limit (or negative) fails the decoder, which closes the connection.
                           .addLast("frames", new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4))
-                          .addLast("kafka", new KafkaConnection(dispatcher, maxInFlight));
+                          .addLast(
+                              "kafka",
+                              new KafkaConnection(
+                                  dispatcher,
+                                  maxInFlight,
+                                  auth == null
+                                      ? Session.open(listenerNamespace)
+                                      : new Session(auth)));
                     }
                   });
       this.serverChannel =
           boot.bind(settings.host(), settings.port()).syncUninterruptibly().channel();
     } catch (RuntimeException e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      if (auth != null) {
+        auth.close();
+      }
       throw new LoamException(
           Kind.UNAVAILABLE,
           "cannot bind the Kafka listener host="
@@ -208,5 +227,8 @@ public final class KafkaGateway implements AutoCloseable {
       d.close();
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    if (authenticator != null) {
+      authenticator.close();
+    }
   }
 }

@@ -4,8 +4,12 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.tls.TlsSettings;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The settings of a {@link KafkaGateway} listener: where it binds, what it advertises, which
@@ -34,6 +38,13 @@ import java.util.Optional;
  *     connections. Empty: plaintext (default)
  * @param groups the consumer-group coordinator's session and rebalance limits ({@link
  *     GroupSettings#defaults()}: Kafka's)
+ * @param authentication when a connection must authenticate with SASL before using any API but
+ *     ApiVersions and the SASL ones (default {@link Authentication#WHEN_KEYS_EXIST})
+ * @param saslMechanisms the SASL mechanisms offered, of {@link #SASL_MECHANISMS} (default all of
+ *     them); empty offers none, so no connection can authenticate
+ * @param reauthInterval the longest a SASL session lasts (Kafka's {@code
+ *     connections.max.reauth.ms}): a client re-authenticates on its connection before then, and a
+ *     request after it closes the connection; zero (the default) never expires a session
  */
 public record KafkaGatewaySettings(
     String host,
@@ -47,7 +58,26 @@ public record KafkaGatewaySettings(
     Duration maxFetchWait,
     int ioThreads,
     Optional<TlsSettings> tls,
-    GroupSettings groups) {
+    GroupSettings groups,
+    Authentication authentication,
+    Set<String> saslMechanisms,
+    Duration reauthInterval) {
+
+  /** The SASL mechanisms the gateway implements, in the order a handshake lists them. */
+  public static final List<String> SASL_MECHANISMS =
+      List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
+
+  /** When a connection must authenticate (docs/security.md "When authentication applies"). */
+  public enum Authentication {
+    /**
+     * Open while the cluster holds no active API key; from the first one on, as {@link #REQUIRED}.
+     */
+    WHEN_KEYS_EXIST,
+    /** Every connection authenticates before its first request other than ApiVersions and SASL. */
+    REQUIRED,
+    /** Never asks: every connection acts in the listener's namespace with every role. */
+    NONE
+  }
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
@@ -59,6 +89,28 @@ public record KafkaGatewaySettings(
     Objects.requireNonNull(maxFetchWait, "maxFetchWait");
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(groups, "groups");
+    Objects.requireNonNull(authentication, "authentication");
+    Objects.requireNonNull(saslMechanisms, "saslMechanisms");
+    Objects.requireNonNull(reauthInterval, "reauthInterval");
+    Set<String> mechanisms = new LinkedHashSet<>();
+    for (String m : SASL_MECHANISMS) {
+      if (saslMechanisms.contains(m)) {
+        mechanisms.add(m);
+      }
+    }
+    for (String m : saslMechanisms) {
+      if (!mechanisms.contains(m)) {
+        throw invalid(
+            "unknown SASL mechanism (" + String.join(", ", SASL_MECHANISMS) + ") mechanism=" + m);
+      }
+    }
+    saslMechanisms = Collections.unmodifiableSet(mechanisms);
+    if (reauthInterval.isNegative()
+        || (!reauthInterval.isZero() && reauthInterval.compareTo(Duration.ofSeconds(1)) < 0)) {
+      throw invalid(
+          "re-authentication interval must be 0 (off) or at least 1 s reauthInterval="
+              + reauthInterval);
+    }
     if (host.isBlank()) {
       throw invalid("host must not be blank host=" + host);
     }
@@ -127,6 +179,9 @@ public record KafkaGatewaySettings(
     private int ioThreads = Math.min(4, Math.max(1, Runtime.getRuntime().availableProcessors()));
     private Optional<TlsSettings> tls = Optional.empty();
     private GroupSettings groups = GroupSettings.defaults();
+    private Authentication authentication = Authentication.WHEN_KEYS_EXIST;
+    private Set<String> saslMechanisms = new LinkedHashSet<>(SASL_MECHANISMS);
+    private Duration reauthInterval = Duration.ZERO;
 
     private Builder() {}
 
@@ -187,6 +242,25 @@ public record KafkaGatewaySettings(
       return this;
     }
 
+    /** When connections must authenticate; default {@link Authentication#WHEN_KEYS_EXIST}. */
+    public Builder authentication(Authentication a) {
+      this.authentication = Objects.requireNonNull(a, "authentication");
+      return this;
+    }
+
+    /** The SASL mechanisms offered (of {@link #SASL_MECHANISMS}); default all. */
+    public Builder saslMechanisms(Set<String> mechanisms) {
+      this.saslMechanisms =
+          new LinkedHashSet<>(Objects.requireNonNull(mechanisms, "saslMechanisms"));
+      return this;
+    }
+
+    /** Kafka's {@code connections.max.reauth.ms}; zero (default) never expires a session. */
+    public Builder reauthInterval(Duration d) {
+      this.reauthInterval = d;
+      return this;
+    }
+
     /** Validates and builds; INVALID naming the first bad value. */
     /** The consumer-group coordinator's limits. */
     public Builder groups(GroupSettings g) {
@@ -207,7 +281,10 @@ public record KafkaGatewaySettings(
           maxFetchWait,
           ioThreads,
           tls,
-          groups);
+          groups,
+          authentication,
+          saslMechanisms,
+          reauthInterval);
     }
   }
 }

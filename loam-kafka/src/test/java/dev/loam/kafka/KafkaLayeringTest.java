@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * Layering (STYLE.md §10): the gateway talks to a node through {@code dev.loam.api} only (the
  * build's forbiddenapis check keeps loam-core's internals out on bytecode); its own code imports
  * nothing but Loam's public packages, kafka-clients' protocol classes (and its admin client, with
- * which a node forwards owner-bound topic admin to the owner), Netty, SLF4J and the JDK.
+ * which a node forwards owner-bound topic admin to the owner), Netty, SLF4J and the JDK (with its
+ * SASL and callback interfaces, which kafka-clients' SASL servers implement).
  */
 class KafkaLayeringTest {
   private static final Pattern IMPORT =
@@ -24,6 +25,8 @@ class KafkaLayeringTest {
   private static final List<String> ALLOWED =
       List.of(
           "java.",
+          "javax.security.sasl.",
+          "javax.security.auth.callback.",
           "dev.loam.api.",
           "dev.loam.error.",
           "dev.loam.kafka.",

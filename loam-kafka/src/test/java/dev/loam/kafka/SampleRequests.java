@@ -31,6 +31,8 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -290,6 +292,12 @@ final class SampleRequests {
                           .setPartitions(List.of(0))));
       case CONSUMER_GROUP_DESCRIBE ->
           new ConsumerGroupDescribeRequestData().setGroupIds(List.of("g848", "other"));
+      case SASL_HANDSHAKE -> new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-256");
+      case SASL_AUTHENTICATE ->
+          new SaslAuthenticateRequestData()
+              .setAuthBytes(
+                  "n,,n=abcdefghijklmnop,r=fyko+d2lbbFgONRv9qkxdawL"
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8));
       default -> throw new IllegalArgumentException("no sample request for " + key);
     };
   }

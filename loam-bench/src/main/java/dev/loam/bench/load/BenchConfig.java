@@ -267,7 +267,8 @@ public record BenchConfig(
       boolean help,
       boolean vsKafka,
       String kafkaLib,
-      boolean kafkaFsync) {}
+      boolean kafkaFsync,
+      GatewaySecurity kafkaSecurity) {}
 
   /** The flags of {@code ./loam bench}, in the order of its help. */
   public static final Command CMD =
@@ -450,6 +451,35 @@ public record BenchConfig(
   static final Flag<Boolean> KAFKA_FSYNC =
       CMD.toggle(
           "--kafka-fsync", "with --vs-kafka: topics with flush.messages=1 (fsync before each ack)");
+  static final Flag<String> KAFKA_TLS_CERT =
+      CMD.optional(
+          "--kafka-tls-cert",
+          "FILE",
+          Values.nonBlank(),
+          "none (plaintext)",
+          "with --transport kafka: the gateways' PEM certificate chain (TLS)");
+  static final Flag<String> KAFKA_TLS_KEY =
+      CMD.optional(
+          "--kafka-tls-key",
+          "FILE",
+          Values.nonBlank(),
+          "none",
+          "with --kafka-tls-cert: its PEM private key (unencrypted PKCS#8)");
+  static final Flag<String> KAFKA_TLS_CA =
+      CMD.optional(
+          "--kafka-tls-ca",
+          "FILE",
+          Values.nonBlank(),
+          "none",
+          "with --kafka-tls-cert: the PEM CA certificate the bench's clients trust");
+  static final Flag<String> KAFKA_SASL =
+      CMD.optional(
+          "--kafka-sasl",
+          "MECH",
+          Values.nonBlank(),
+          "none",
+          "with --transport kafka: authenticate with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 on a"
+              + " key the run creates");
   static final Flag<String> KAFKA_LIB =
       CMD.optional(
           "--kafka-lib",
@@ -465,7 +495,7 @@ public record BenchConfig(
   public static Options parse(String[] args) {
     ParsedArgs a = CMD.parse(args);
     if (a.help()) {
-      return new Options(List.of(), 1, null, false, true, false, null, false);
+      return new Options(List.of(), 1, null, false, true, false, null, false, GatewaySecurity.NONE);
     }
     String scenario = a.get(SCENARIO);
     boolean quick = "quick".equals(scenario);
@@ -474,6 +504,7 @@ public record BenchConfig(
     if (a.get(KAFKA_FSYNC) && !a.get(VS_KAFKA)) {
       throw new UsageException(KAFKA_FSYNC.name(), "needs --vs-kafka");
     }
+    GatewaySecurity security = gatewaySecurity(a);
     long rate = a.get(RATE);
     BenchConfig base;
     try {
@@ -520,7 +551,56 @@ public record BenchConfig(
         false,
         a.get(VS_KAFKA),
         a.get(KAFKA_LIB),
-        a.get(KAFKA_FSYNC));
+        a.get(KAFKA_FSYNC),
+        security);
+  }
+
+  /** {@code --kafka-tls-*} and {@code --kafka-sasl}, checked; NONE when none is given. */
+  static GatewaySecurity gatewaySecurity(ParsedArgs a) {
+    boolean tls = a.given(KAFKA_TLS_CERT) || a.given(KAFKA_TLS_KEY) || a.given(KAFKA_TLS_CA);
+    if (!tls && !a.given(KAFKA_SASL)) {
+      return GatewaySecurity.NONE;
+    }
+    if (!a.get(TRANSPORT).equals("kafka")) {
+      throw new UsageException(
+          (tls ? KAFKA_TLS_CERT : KAFKA_SASL).name(), "needs --transport kafka");
+    }
+    java.util.Optional<dev.loam.tls.TlsSettings> settings = java.util.Optional.empty();
+    java.nio.file.Path ca = null;
+    if (tls) {
+      for (Flag<String> f : List.of(KAFKA_TLS_CERT, KAFKA_TLS_KEY, KAFKA_TLS_CA)) {
+        if (!a.given(f)) {
+          throw new UsageException(
+              f.name(), "--kafka-tls-cert, --kafka-tls-key and --kafka-tls-ca go together");
+        }
+      }
+      try {
+        settings =
+            java.util.Optional.of(
+                dev.loam.tls.TlsSettings.of(
+                    java.nio.file.Path.of(a.get(KAFKA_TLS_CERT)),
+                    java.nio.file.Path.of(a.get(KAFKA_TLS_KEY))));
+      } catch (RuntimeException e) {
+        throw new UsageException(KAFKA_TLS_CERT.name(), e.getMessage(), e);
+      }
+      ca = java.nio.file.Path.of(a.get(KAFKA_TLS_CA));
+      if (!java.nio.file.Files.isReadable(ca)) {
+        throw new UsageException(KAFKA_TLS_CA.name(), "cannot read " + ca);
+      }
+    }
+    String sasl = null;
+    if (a.given(KAFKA_SASL)) {
+      sasl = a.get(KAFKA_SASL).toUpperCase(java.util.Locale.ROOT);
+      if (!dev.loam.kafka.KafkaGatewaySettings.SASL_MECHANISMS.contains(sasl)) {
+        throw new UsageException(
+            KAFKA_SASL.name(),
+            "one of "
+                + String.join(", ", dev.loam.kafka.KafkaGatewaySettings.SASL_MECHANISMS)
+                + ", got "
+                + a.get(KAFKA_SASL));
+      }
+    }
+    return new GatewaySecurity(settings, ca, sasl);
   }
 
   /**

@@ -1,9 +1,12 @@
 package dev.loam.bench.load;
 
+import dev.loam.api.ApiKeySpec;
+import dev.loam.api.CreatedApiKey;
 import dev.loam.api.Durability;
 import dev.loam.api.LoamNode;
 import dev.loam.api.Log;
 import dev.loam.api.NotOwnerException;
+import dev.loam.api.Role;
 import dev.loam.api.StreamSpec;
 import dev.loam.kafka.KafkaGateway;
 import dev.loam.kafka.KafkaGatewaySettings;
@@ -35,33 +38,52 @@ final class GatewayTarget implements KafkaTarget, AutoCloseable {
   private final DurabilityClass durabilityClass;
   private final List<KafkaGateway> gateways = new ArrayList<>();
   private final String bootstrap;
+  private final Map<String, Object> clientSettings;
   private Admin admin;
   private LoadRun.Snapshot windowStart;
   private LoadRun.Snapshot windowEnd;
 
-  /** Starts a gateway on each of {@code nodes}, serving {@code namespace}. */
+  /**
+   * Starts a gateway on each of {@code nodes}, serving {@code namespace}, secured as {@code
+   * security} says (with SASL, on a cluster-wide key created here first).
+   */
   GatewayTarget(
       List<LoamNode> nodes,
       List<LatencyInjectingStore> stores,
       String namespace,
-      DurabilityClass durabilityClass) {
+      DurabilityClass durabilityClass,
+      GatewaySecurity security) {
     this.nodes = List.copyOf(nodes);
     this.stores = List.copyOf(stores);
     this.namespace = namespace;
     this.durabilityClass = durabilityClass;
     List<String> addresses = new ArrayList<>();
     try {
+      String id = null;
+      String secret = null;
+      if (security.saslMechanism() != null) {
+        CreatedApiKey k = benchKey(nodes);
+        id = k.key().id();
+        secret = k.secret();
+      }
+      this.clientSettings = Map.copyOf(security.clientSettings(id, secret));
       for (LoamNode n : nodes) {
-        KafkaGateway g =
-            KafkaGateway.start(
-                n,
-                KafkaGatewaySettings.builder()
-                    .host("127.0.0.1")
-                    .port(0)
-                    .namespace(namespace)
-                    // The run creates its topic; a client asking for another one is a bench bug.
-                    .autoCreateTopics(false)
-                    .build());
+        KafkaGatewaySettings.Builder b =
+            KafkaGatewaySettings.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .namespace(namespace)
+                // The run creates its topic; a client asking for another one is a bench bug.
+                .autoCreateTopics(false)
+                .authentication(
+                    security.saslMechanism() != null
+                        ? KafkaGatewaySettings.Authentication.REQUIRED
+                        : KafkaGatewaySettings.Authentication.NONE);
+        if (security.saslMechanism() != null) {
+          b.saslMechanisms(java.util.Set.of(security.saslMechanism()));
+        }
+        security.tls().ifPresent(b::tls);
+        KafkaGateway g = KafkaGateway.start(n, b.build());
         gateways.add(g);
         addresses.add(g.advertisedAddress());
       }
@@ -70,6 +92,38 @@ final class GatewayTarget implements KafkaTarget, AutoCloseable {
       throw e;
     }
     this.bootstrap = String.join(",", addresses);
+  }
+
+  /** A cluster-wide key with the roles the run needs, once every node knows it. */
+  private static CreatedApiKey benchKey(List<LoamNode> nodes) {
+    try {
+      CreatedApiKey k =
+          nodes
+              .get(0)
+              .log()
+              .createApiKey(ApiKeySpec.clusterWide(Role.PRODUCE, Role.CONSUME, Role.ADMIN))
+              .get(60, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      for (LoamNode n : nodes) {
+        while (n.log().activePrincipal(k.key().id()).isEmpty()) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("node " + n.nodeId() + " did not learn the bench key");
+          }
+          Thread.sleep(10);
+        }
+      }
+      return k;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted creating the bench key", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot create the bench key: " + e, e);
+    }
+  }
+
+  @Override
+  public Map<String, Object> clientSettings() {
+    return clientSettings;
   }
 
   @Override
@@ -81,7 +135,7 @@ final class GatewayTarget implements KafkaTarget, AutoCloseable {
   @Override
   public synchronized Admin admin() {
     if (admin == null) {
-      Map<String, Object> conf = new LinkedHashMap<>();
+      Map<String, Object> conf = new LinkedHashMap<>(clientSettings);
       conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       conf.put(AdminClientConfig.CLIENT_ID_CONFIG, "loam-bench-admin");
       conf.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);

@@ -124,6 +124,7 @@ final class KafkaRun {
     List<KafkaProducer<byte[], byte[]>> clients = new ArrayList<>();
     for (int i = 0; i < c.producers(); i++) {
       Map<String, Object> conf = new HashMap<>(PRODUCER_SETTINGS);
+      conf.putAll(broker.clientSettings());
       conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
       conf.put(ProducerConfig.CLIENT_ID_CONFIG, "loam-bench-producer-" + i);
       clients.add(new KafkaProducer<>(conf, new ByteArraySerializer(), new ByteArraySerializer()));
@@ -301,6 +302,7 @@ final class KafkaRun {
       return;
     }
     Map<String, Object> conf = new HashMap<>();
+    conf.putAll(broker.clientSettings());
     conf.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
     conf.put(ConsumerConfig.CLIENT_ID_CONFIG, "loam-bench-consumer-" + id);
     conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -12,6 +12,14 @@ interface KafkaTarget {
   /** The {@code bootstrap.servers} value. */
   String bootstrap();
 
+  /**
+   * Settings every client of the target adds (security protocol, truststore, SASL); none by
+   * default.
+   */
+  default Map<String, Object> clientSettings() {
+    return Map.of();
+  }
+
   /** An admin client of the target, closed with it. */
   Admin admin();
 

@@ -174,7 +174,7 @@ public final class LoadBench {
         for (int i = 0; i < all.size(); i++) {
           ScenarioRuns s = all.get(i);
           System.out.printf("run %d/%d %s%n", r, o.runs(), s.config().describe());
-          LoadRun.Result res = new LoadRun(s.config()).run();
+          LoadRun.Result res = new LoadRun(s.config(), o.kafkaSecurity()).run();
           res.figures().put("load_average_1m_at_end", loadAverage());
           s.runs().add(res);
           System.out.println("  " + oneLine(res.figures()));

@@ -63,6 +63,7 @@ final class LoadRun {
   private static final long MAX_MICROS = 600_000_000L;
 
   private final BenchConfig c;
+  private final GatewaySecurity security;
   private final Recorder ack = new Recorder(MAX_MICROS, 3);
   private final Recorder ackUncorrected = new Recorder(MAX_MICROS, 3);
   private final Recorder e2e = new Recorder(MAX_MICROS, 3);
@@ -79,7 +80,15 @@ final class LoadRun {
   private long measureEnd;
 
   LoadRun(BenchConfig c) {
+    this(c, GatewaySecurity.NONE);
+  }
+
+  /**
+   * A run whose Kafka gateways ({@code --transport kafka}) are secured as {@code security} says.
+   */
+  LoadRun(BenchConfig c, GatewaySecurity security) {
     this.c = c;
+    this.security = security;
   }
 
   /** The outcome of a run: figures for the JSON plus the histograms for plots. */
@@ -213,9 +222,11 @@ final class LoadRun {
    */
   private Result loadThroughKafka(List<LoamNode> nodes, List<LatencyInjectingStore> stores)
       throws Exception {
-    try (GatewayTarget gateways = new GatewayTarget(nodes, stores, NS, c.durabilityClass())) {
+    try (GatewayTarget gateways =
+        new GatewayTarget(nodes, stores, NS, c.durabilityClass(), security)) {
       Result r = new KafkaRun(c, gateways, STREAM, false).run();
       Map<String, Object> f = r.figures();
+      f.put("kafka_security", security.describe());
       // The broker's split of the CPU and its fsync switch mean nothing here: the gateways, nodes
       // and clients are all this process. Its allocations are the whole process's, as the
       // other transports count them.

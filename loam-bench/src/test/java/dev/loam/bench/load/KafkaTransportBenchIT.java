@@ -1,6 +1,7 @@
 package dev.loam.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,6 +70,55 @@ class KafkaTransportBenchIT {
     assertThat(((Number) run.get("metastore_proposals_per_s")).doubleValue()).isPositive();
     assertThat(((Number) run.get("allocated_bytes_per_record")).doubleValue()).isPositive();
     assertThat(run).doesNotContainKeys("broker_cpu_cores_busy", "kafka_fsync_per_append");
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  @SuppressWarnings("unchecked")
+  void withSaslTheRunAuthenticatesEveryClientAndSaysSo() throws Exception {
+    Path out = tmp.resolve("kafka-sasl.json");
+    BenchConfig.Options o =
+        BenchConfig.parse(
+            new String[] {
+              "--transport", "kafka",
+              "--kafka-sasl", "scram-sha-512",
+              "--duration", "2s",
+              "--warmup", "1s",
+              "--rate", "1000",
+              "--partitions", "2",
+              "--record-bytes", "128",
+              "--flush-ms", "20",
+              "--out", out.toString()
+            });
+    assertThat(o.kafkaSecurity().describe()).isEqualTo("sasl-SCRAM-SHA-512");
+    LoadBench.Outcome result = LoadBench.execute(o);
+    assertThat(result.exitCode()).isZero();
+    Map<String, Object> scenario =
+        (Map<String, Object>) ((List<Object>) result.report().get("scenarios")).get(0);
+    Map<String, Object> run = (Map<String, Object>) ((List<Object>) scenario.get("runs")).get(0);
+    assertThat(run).containsEntry("kafka_security", "sasl-SCRAM-SHA-512");
+    assertThat(run.get("first_failure")).isNull();
+    long acked = ((Number) run.get("records_acked_whole_run")).longValue();
+    assertThat(acked).isPositive();
+    assertThat(((Number) run.get("records_consumed")).longValue()).isEqualTo(acked);
+  }
+
+  @Test
+  void theSecurityFlagsNeedTheKafkaTransportAndGoTogether() {
+    assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--kafka-sasl", "PLAIN"}))
+        .hasMessage("--kafka-sasl: needs --transport kafka");
+    assertThatThrownBy(
+            () ->
+                BenchConfig.parse(new String[] {"--transport", "kafka", "--kafka-sasl", "GSSAPI"}))
+        .hasMessageStartingWith("--kafka-sasl: one of SCRAM-SHA-512, SCRAM-SHA-256, PLAIN");
+    assertThatThrownBy(
+            () ->
+                BenchConfig.parse(
+                    new String[] {"--transport", "kafka", "--kafka-tls-cert", "c.pem"}))
+        .hasMessageStartingWith("--kafka-tls-key: ")
+        .hasMessageContaining("go together");
+    assertThat(BenchConfig.parse(new String[] {"--transport", "kafka"}).kafkaSecurity())
+        .isEqualTo(GatewaySecurity.NONE);
   }
 
   @Test

@@ -221,6 +221,17 @@ public final class ApiKeys {
             });
   }
 
+  /** The principal of an active key; empty for an unknown or revoked one. A local read. */
+  public Optional<Principal> activePrincipal(String keyId) {
+    if (keyId == null) {
+      return Optional.empty();
+    }
+    return ctx.meta()
+        .read((MetaReader r) -> r.apiKey(keyId))
+        .filter(k -> !k.revoked())
+        .map(ApiKeys::principal);
+  }
+
   /** Cached verifications now (for tests). */
   int cachedEntries() {
     return cache.size();

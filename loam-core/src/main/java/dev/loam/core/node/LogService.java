@@ -359,6 +359,11 @@ public final class LogService implements Log {
     return apiKeys.hasActiveKeys();
   }
 
+  @Override
+  public Optional<Principal> activePrincipal(String keyId) {
+    return apiKeys.activePrincipal(keyId);
+  }
+
   private static NodeDescription describeNode(NodeInfo n) {
     return new NodeDescription(
         n.id(),

@@ -234,7 +234,9 @@ public final class LoamNodeMain {
                   o.host(),
                   o.kafkaPort(),
                   URI.create(o.advertisedAddress()).getHost(),
-                  o.tls());
+                  o.tls(),
+                  m.server.authentication(),
+                  o.kafkaSasl());
         }
         m.otlp =
             OtlpFlags.start(

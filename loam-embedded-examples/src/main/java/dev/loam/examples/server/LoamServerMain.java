@@ -16,6 +16,7 @@ import dev.loam.otlp.OtlpReceiver;
 import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -93,6 +94,40 @@ public final class LoamServerMain {
 
   static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
 
+  static final Flag<Set<String>> KAFKA_SASL = kafkaSaslFlag(CMD);
+
+  /**
+   * {@code --kafka-sasl-mechanisms}: the SASL mechanisms the Kafka listener offers, comma-separated
+   * ({@code none} offers none); the listener asks for them when the HTTP API asks for keys.
+   */
+  static Flag<Set<String>> kafkaSaslFlag(Command cmd) {
+    return cmd.flag(
+        "--kafka-sasl-mechanisms",
+        "LIST|none",
+        LoamServerMain::saslMechanisms,
+        Set.copyOf(KafkaGatewaySettings.SASL_MECHANISMS),
+        "SASL mechanisms of the Kafka listener, the API key id as user name (docs/reference/kafka.md)");
+  }
+
+  static Set<String> saslMechanisms(String text) {
+    if (text.trim().equals("none")) {
+      return Set.of();
+    }
+    Set<String> out = new java.util.LinkedHashSet<>();
+    for (String m : text.split(",", -1)) {
+      String t = m.trim().toUpperCase(java.util.Locale.ROOT);
+      if (!KafkaGatewaySettings.SASL_MECHANISMS.contains(t)) {
+        throw new IllegalArgumentException(
+            "unknown SASL mechanism ("
+                + String.join(", ", KafkaGatewaySettings.SASL_MECHANISMS)
+                + ", or none) mechanism="
+                + m.trim());
+      }
+      out.add(t);
+    }
+    return out;
+  }
+
   /** The parsed command line. */
   record Options(
       Path dataDir,
@@ -103,7 +138,8 @@ public final class LoamServerMain {
       String store,
       IngestQuota quota,
       Optional<TlsSettings> tls,
-      boolean insecure) {}
+      boolean insecure,
+      Set<String> kafkaSasl) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -124,7 +160,8 @@ public final class LoamServerMain {
         a.get(STORE),
         quota,
         TLS.settings(a),
-        a.get(INSECURE));
+        a.get(INSECURE),
+        a.get(KAFKA_SASL));
   }
 
   /**
@@ -176,7 +213,17 @@ public final class LoamServerMain {
         throw e;
       }
       try {
-        kafka = o.kafkaPort() < 0 ? null : startKafka(node, o.host(), o.kafkaPort(), null, o.tls());
+        kafka =
+            o.kafkaPort() < 0
+                ? null
+                : startKafka(
+                    node,
+                    o.host(),
+                    o.kafkaPort(),
+                    null,
+                    o.tls(),
+                    authentication(o.host(), o.insecure()),
+                    o.kafkaSasl());
       } catch (RuntimeException e) {
         server.close();
         node.close();
@@ -271,12 +318,29 @@ public final class LoamServerMain {
 
   /**
    * Starts the Kafka gateway on {@code host:port} ({@code advertisedHost} announced in Metadata,
-   * the bind host when null; Kafka's SSL protocol with {@code tls}), failing like every start step:
-   * one line naming {@code --kafka-port}.
+   * the bind host when null; Kafka's SSL protocol with {@code tls}), asking for SASL with {@code
+   * mechanisms} when {@code authentication} (the HTTP API's) asks for keys, failing like every
+   * start step: one line naming {@code --kafka-port}.
    */
   static KafkaGateway startKafka(
-      LoamNode node, String host, int port, String advertisedHost, Optional<TlsSettings> tls) {
-    KafkaGatewaySettings.Builder b = KafkaGatewaySettings.builder().host(host).port(port);
+      LoamNode node,
+      String host,
+      int port,
+      String advertisedHost,
+      Optional<TlsSettings> tls,
+      Authentication authentication,
+      Set<String> mechanisms) {
+    KafkaGatewaySettings.Builder b =
+        KafkaGatewaySettings.builder()
+            .host(host)
+            .port(port)
+            .authentication(
+                switch (authentication) {
+                  case WHEN_KEYS_EXIST -> KafkaGatewaySettings.Authentication.WHEN_KEYS_EXIST;
+                  case REQUIRED -> KafkaGatewaySettings.Authentication.REQUIRED;
+                  case NONE -> KafkaGatewaySettings.Authentication.NONE;
+                })
+            .saslMechanisms(mechanisms);
     tls.ifPresent(b::tls);
     if (advertisedHost != null) {
       b.advertisedHost(advertisedHost);

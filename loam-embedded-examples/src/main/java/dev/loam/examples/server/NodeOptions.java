@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The command line of {@code loam node}: its option table ({@link #CMD}) and the validated values
@@ -44,7 +45,8 @@ public record NodeOptions(
     Path faultFile,
     Optional<TlsSettings> tls,
     Optional<TlsSettings> peerTls,
-    boolean insecure) {
+    boolean insecure,
+    Set<String> kafkaSasl) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -154,6 +156,7 @@ public record NodeOptions(
           Values.integer(1000, 3_600_000),
           (int) OwnershipSettings.defaults().livenessTimeout().toMillis(),
           "how long a node may go without renewing before the others declare it dead");
+  static final Flag<Set<String>> KAFKA_SASL = LoamServerMain.kafkaSaslFlag(CMD);
   static final Flag<Boolean> INSECURE =
       CMD.toggle(
           "--insecure",
@@ -244,7 +247,8 @@ public record NodeOptions(
         a.get(FAULT_FILE),
         tls,
         TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true),
-        a.get(INSECURE));
+        a.get(INSECURE),
+        a.get(KAFKA_SASL));
   }
 
   /**

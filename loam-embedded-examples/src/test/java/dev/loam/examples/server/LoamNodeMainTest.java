@@ -129,6 +129,23 @@ class LoamNodeMainTest {
   }
 
   @Test
+  void parsesTheKafkaSaslMechanisms() {
+    assertThat(NodeOptions.parse(args("n1", THREE)).kafkaSasl())
+        .containsExactlyInAnyOrder("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    assertThat(
+            NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "scram-sha-512, PLAIN"))
+                .kafkaSasl())
+        .containsExactly("SCRAM-SHA-512", "PLAIN");
+    assertThat(NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "none")).kafkaSasl())
+        .isEmpty();
+    assertThatThrownBy(
+            () -> NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "GSSAPI")))
+        .isInstanceOf(dev.loam.cli.UsageException.class)
+        .hasMessageStartingWith("--kafka-sasl-mechanisms: unknown SASL mechanism")
+        .hasMessageContaining("mechanism=GSSAPI");
+  }
+
+  @Test
   void checksTheStoreSchemeAndTheFaultFileWhileParsing() throws Exception {
     assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--store", "fiel:///x")))
         .isInstanceOf(dev.loam.cli.UsageException.class)

@@ -26,7 +26,8 @@ class LoamServerMainIT {
 
   @TempDir Path dir;
 
-  record Server(Process process, BufferedReader out, String url, String readyLine) {}
+  /** A launched server: its process, the rest of its output, its URL and the line naming it. */
+  record Server(Process process, BufferedReader out, String url, String servingLine) {}
 
   static Server launch(Path dataDir, String... extraArgs) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -163,9 +164,9 @@ class LoamServerMainIT {
             "--otlp-key-attribute",
             "otel_logs=service.name");
     try {
-      Matcher http = OTLP_HTTP.matcher(s.readyLine());
-      assertThat(http.find()).as(s.readyLine()).isTrue();
-      assertThat(OTLP_GRPC.matcher(s.readyLine()).find()).as(s.readyLine()).isTrue();
+      Matcher http = OTLP_HTTP.matcher(s.servingLine());
+      assertThat(http.find()).as(s.servingLine()).isTrue();
+      assertThat(OTLP_GRPC.matcher(s.servingLine()).find()).as(s.servingLine()).isTrue();
       String logs = "http://" + http.group(1) + "/v1/logs";
       Curl.Result r =
           Curl.run(

@@ -1,9 +1,11 @@
 package dev.loam.http.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loam.api.Principal;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A request the {@link Router} matched to a {@link Route}: the path variables, the query and the
@@ -16,6 +18,7 @@ public final class Request {
   private final Map<String, String> vars;
   private final int partition;
   private final ApiContext ctx;
+  private final Principal principal;
   private long waitMillis;
   private boolean holdsLongPoll;
 
@@ -24,12 +27,22 @@ public final class Request {
       QueryStringDecoder query,
       Map<String, String> vars,
       int partition,
-      ApiContext ctx) {
+      ApiContext ctx,
+      Principal principal) {
     this.http = http;
     this.query = query;
     this.vars = vars;
     this.partition = partition;
     this.ctx = ctx;
+    this.principal = principal;
+  }
+
+  /**
+   * The key the request was authenticated as; empty when authentication does not apply (the
+   * listener is open). Listing routes use it to show a namespace-scoped key only its namespace.
+   */
+  public Optional<Principal> principal() {
+    return Optional.ofNullable(principal);
   }
 
   /** The decoded path variable {@code {name}} of the route's template. */

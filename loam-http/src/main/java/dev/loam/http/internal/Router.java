@@ -143,7 +143,7 @@ public final class Router {
         Params.onlyParams(q, route.params());
       }
       label = group == null ? route.name() : group;
-      r = new Request(req, q, match.vars(), match.partition(), ctx);
+      r = new Request(req, q, match.vars(), match.partition(), ctx, principal);
       Access.check(route, r, principal);
       CompletableFuture<HttpReply> reply = route.handler().handle(r);
       return new Api.Call(

@@ -53,14 +53,16 @@ public final class NamespaceRoutes {
             });
   }
 
+  /** Every namespace; to a namespace-scoped key, its own alone (if it exists). */
   private CompletableFuture<HttpReply> list(Request r) {
+    String only = r.principal().filter(p -> !p.clusterWide()).map(p -> p.namespace()).orElse(null);
     return ctx.log()
         .listNamespaces()
         .thenApply(
             list -> {
               ObjectNode o = Json.MAPPER.createObjectNode();
               ArrayNode a = o.putArray("namespaces");
-              list.forEach(a::add);
+              list.stream().filter(n -> only == null || only.equals(n)).forEach(a::add);
               return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
             });
   }

@@ -40,7 +40,7 @@ public final class CreatePartitionsHandler implements ApiHandler {
     boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<CreatePartitionsTopicResult>> each = new ArrayList<>();
     for (CreatePartitionsTopic t : req.data().topics()) {
-      each.add(grow(t, validateOnly, mayForward));
+      each.add(grow(request.namespace(), t, validateOnly, mayForward));
     }
     return Futures.all(each)
         .thenApply(
@@ -52,7 +52,7 @@ public final class CreatePartitionsHandler implements ApiHandler {
   }
 
   private CompletableFuture<CreatePartitionsTopicResult> grow(
-      CreatePartitionsTopic t, boolean validateOnly, boolean mayForward) {
+      String ns, CreatePartitionsTopic t, boolean validateOnly, boolean mayForward) {
     if (t.assignments() != null && !t.assignments().isEmpty()) {
       return CompletableFuture.completedFuture(
           result(
@@ -61,7 +61,7 @@ public final class CreatePartitionsHandler implements ApiHandler {
               "manual replica assignment is not supported"));
     }
     return topics
-        .describe(t.name())
+        .describe(ns, t.name())
         .thenCompose(
             d -> {
               if (d.isEmpty()) {
@@ -88,7 +88,7 @@ public final class CreatePartitionsHandler implements ApiHandler {
               }
               return topics
                   .log()
-                  .addPartitions(topics.namespace(), t.name(), t.count())
+                  .addPartitions(ns, t.name(), t.count())
                   .handle(
                       (v, e) ->
                           e == null

@@ -46,7 +46,7 @@ public final class CreateTopicsHandler implements ApiHandler {
     boolean validateOnly = req.data().validateOnly();
     List<CompletableFuture<CreatableTopicResult>> each = new ArrayList<>();
     for (CreatableTopic t : req.data().topics()) {
-      each.add(create(t, validateOnly));
+      each.add(create(request.namespace(), t, validateOnly));
     }
     return Futures.all(each)
         .thenApply(
@@ -57,7 +57,8 @@ public final class CreateTopicsHandler implements ApiHandler {
             });
   }
 
-  private CompletableFuture<CreatableTopicResult> create(CreatableTopic t, boolean validateOnly) {
+  private CompletableFuture<CreatableTopicResult> create(
+      String ns, CreatableTopic t, boolean validateOnly) {
     StreamSpec spec;
     try {
       Topic.validate(t.name());
@@ -94,7 +95,7 @@ public final class CreateTopicsHandler implements ApiHandler {
     }
     if (validateOnly) {
       return topics
-          .describe(t.name())
+          .describe(ns, t.name())
           .handle(
               (d, e) -> {
                 if (e != null) {
@@ -108,7 +109,7 @@ public final class CreateTopicsHandler implements ApiHandler {
     }
     return topics
         .log()
-        .createStream(topics.namespace(), t.name(), spec)
+        .createStream(ns, t.name(), spec)
         .handle(
             (StreamDescription d, Throwable e) ->
                 e == null ? success(t.name(), topics.idOf(d), d.spec()) : failure(t.name(), e));

@@ -33,24 +33,25 @@ public final class DeleteTopicsHandler implements ApiHandler {
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     DeleteTopicsRequest req = (DeleteTopicsRequest) request.body();
     boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
+    String ns = request.namespace();
     List<CompletableFuture<DeletableTopicResult>> each = new ArrayList<>();
     if (request.version() < 6) {
       for (String name : req.data().topicNames()) {
-        each.add(delete(name, null, mayForward));
+        each.add(delete(ns, name, null, mayForward));
       }
     } else {
       for (DeleteTopicState s : req.data().topics()) {
         if (s.name() != null) {
-          each.add(delete(s.name(), null, mayForward));
+          each.add(delete(ns, s.name(), null, mayForward));
         } else {
           Uuid id = s.topicId();
           each.add(
               topics
-                  .nameOf(id)
+                  .nameOf(ns, id)
                   .thenCompose(
                       n ->
                           n.isPresent()
-                              ? delete(n.get(), id, mayForward)
+                              ? delete(ns, n.get(), id, mayForward)
                               : CompletableFuture.completedFuture(
                                   new DeletableTopicResult()
                                       .setTopicId(id)
@@ -68,9 +69,10 @@ public final class DeleteTopicsHandler implements ApiHandler {
             });
   }
 
-  private CompletableFuture<DeletableTopicResult> delete(String name, Uuid id, boolean mayForward) {
+  private CompletableFuture<DeletableTopicResult> delete(
+      String ns, String name, Uuid id, boolean mayForward) {
     return topics
-        .describe(name)
+        .describe(ns, name)
         .thenCompose(
             d -> {
               if (d.isEmpty()) {
@@ -88,7 +90,7 @@ public final class DeleteTopicsHandler implements ApiHandler {
               Uuid topicId = topics.idOf(d.get());
               return topics
                   .log()
-                  .deleteStream(topics.namespace(), name)
+                  .deleteStream(ns, name)
                   .handle(
                       (v, e) -> {
                         DeletableTopicResult r =

@@ -37,7 +37,7 @@ public final class DescribeConfigsHandler implements ApiHandler {
     DescribeConfigsRequest req = (DescribeConfigsRequest) request.body();
     List<CompletableFuture<DescribeConfigsResult>> each = new ArrayList<>();
     for (DescribeConfigsResource r : req.data().resources()) {
-      each.add(describe(r));
+      each.add(describe(request.namespace(), r));
     }
     return Futures.all(each)
         .thenApply(
@@ -48,7 +48,7 @@ public final class DescribeConfigsHandler implements ApiHandler {
                         .setResults(new ArrayList<>(rs))));
   }
 
-  private CompletableFuture<DescribeConfigsResult> describe(DescribeConfigsResource r) {
+  private CompletableFuture<DescribeConfigsResult> describe(String ns, DescribeConfigsResource r) {
     DescribeConfigsResult base =
         new DescribeConfigsResult()
             .setResourceType(r.resourceType())
@@ -64,7 +64,7 @@ public final class DescribeConfigsHandler implements ApiHandler {
                   "only topic and broker configs are served resourceType=" + r.resourceType()));
     }
     return topics
-        .describe(r.resourceName())
+        .describe(ns, r.resourceName())
         .handle(
             (d, e) -> {
               if (e != null) {

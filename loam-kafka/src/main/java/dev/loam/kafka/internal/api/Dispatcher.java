@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Routes a parsed request to its {@link ApiHandler} and contains every failure: a handler that
  * throws or fails its future answers the API's own error response (Kafka's {@code
  * getErrorResponse}: the mapped error code on every topic and partition of the request), so no
- * exception reaches the connection.
+ * exception reaches the connection. A request whose connection lacks the role its API needs is
+ * answered with the API's authorization error instead ({@link Authorization}).
  */
 public final class Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -61,7 +62,14 @@ public final class Dispatcher {
     ApiHandler h = handlers.get(request.header().apiKey());
     CompletableFuture<Optional<ApiMessage>> f;
     try {
-      f = h.handle(request);
+      Optional<ApiMessage> refused = Authorization.refusal(request);
+      if (refused.isPresent()) {
+        f =
+            CompletableFuture.completedFuture(
+                refused.get() == Authorization.ABSENT ? Optional.empty() : refused);
+      } else {
+        f = h.handle(request);
+      }
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }

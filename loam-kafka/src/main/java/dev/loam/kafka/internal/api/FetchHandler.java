@@ -84,22 +84,22 @@ public final class FetchHandler implements ApiHandler {
               .setThrottleTimeMs(0));
     }
     boolean byId = request.version() >= 13;
-    return resolve(req, byId).thenCompose(slots -> fetch(req, slots, byId));
+    return resolve(request.namespace(), req, byId).thenCompose(slots -> fetch(req, slots, byId));
   }
 
-  private CompletableFuture<List<Slot>> resolve(FetchRequest req, boolean byId) {
+  private CompletableFuture<List<Slot>> resolve(String ns, FetchRequest req, boolean byId) {
     List<CompletableFuture<List<Slot>>> each = new ArrayList<>();
     for (FetchTopic t : req.data().topics()) {
       CompletableFuture<Optional<StreamDescription>> stream =
           byId
               ? topics
-                  .nameOf(t.topicId())
+                  .nameOf(ns, t.topicId())
                   .thenCompose(
                       n ->
                           n.isPresent()
-                              ? topics.describe(n.get())
+                              ? topics.describe(ns, n.get())
                               : CompletableFuture.completedFuture(Optional.empty()))
-              : topics.describe(t.topic());
+              : topics.describe(ns, t.topic());
       each.add(
           stream
               .exceptionally(e -> Optional.empty())
@@ -193,7 +193,7 @@ public final class FetchHandler implements ApiHandler {
     return topics
         .log()
         .fetchBatches(
-            topics.namespace(), s.stream.name(), p, s.partition.fetchOffset(), partMax, wait)
+            s.stream.namespace(), s.stream.name(), p, s.partition.fetchOffset(), partMax, wait)
         .handle(
             (r, e) -> {
               if (e == null) {

@@ -20,11 +20,11 @@ final class Futures {
   }
 
   /**
-   * Describes each named topic once; a topic that does not exist, or whose name is not a valid
-   * stream name, maps to empty.
+   * Describes each named topic of {@code namespace} once; a topic that does not exist, or whose
+   * name is not a valid stream name, maps to empty.
    */
   static CompletableFuture<Map<String, Optional<StreamDescription>>> describeAll(
-      Topics topics, Collection<String> names) {
+      Topics topics, String namespace, Collection<String> names) {
     Map<String, CompletableFuture<Optional<StreamDescription>>> each = new LinkedHashMap<>();
     for (String n : names) {
       each.computeIfAbsent(
@@ -32,7 +32,7 @@ final class Futures {
           k ->
               n == null
                   ? CompletableFuture.completedFuture(Optional.empty())
-                  : topics.describe(k).exceptionally(t -> Optional.empty()));
+                  : topics.describe(namespace, k).exceptionally(t -> Optional.empty()));
     }
     return CompletableFuture.allOf(each.values().toArray(CompletableFuture[]::new))
         .thenApply(

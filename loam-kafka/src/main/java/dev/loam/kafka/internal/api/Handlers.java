@@ -29,7 +29,6 @@ public final class Handlers {
     Topics topics =
         new Topics(
             node.log(),
-            settings.namespace(),
             node.clusterId(),
             settings.autoCreateTopics(),
             settings.defaultPartitions());
@@ -51,8 +50,7 @@ public final class Handlers {
     h.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsHandler(topics, owners));
     h.put(ApiKeys.INIT_PRODUCER_ID, new InitProducerIdHandler(node.log()));
     GroupCoordinator coordinator = new GroupCoordinator(node.log(), settings.groups());
-    GroupApis groups =
-        new GroupApis(coordinator, node.log(), cluster, endpoints, settings.namespace());
+    GroupApis groups = new GroupApis(coordinator, node.log(), cluster, endpoints);
     h.put(ApiKeys.FIND_COORDINATOR, new FindCoordinatorHandler(groups));
     h.put(ApiKeys.JOIN_GROUP, MembershipHandlers.join(groups));
     h.put(ApiKeys.SYNC_GROUP, MembershipHandlers.sync(groups));
@@ -66,6 +64,10 @@ public final class Handlers {
     h.put(ApiKeys.OFFSET_DELETE, GroupAdminHandlers.deleteOffsets(groups));
     h.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatHandler(groups, topics));
     h.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, new ConsumerGroupDescribeHandler(groups, topics));
+    if (settings.authentication() != KafkaGatewaySettings.Authentication.NONE) {
+      h.put(ApiKeys.SASL_HANDSHAKE, new SaslHandshakeHandler());
+      h.put(ApiKeys.SASL_AUTHENTICATE, new SaslAuthenticateHandler());
+    }
     Dispatcher d =
         new Dispatcher(
             h,

@@ -49,7 +49,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
     boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<AlterConfigsResourceResponse>> each = new ArrayList<>();
     for (AlterConfigsResource r : req.data().resources()) {
-      each.add(alter(r, validateOnly, mayForward));
+      each.add(alter(request.namespace(), r, validateOnly, mayForward));
     }
     return Futures.all(each)
         .thenApply(
@@ -61,7 +61,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
   }
 
   private CompletableFuture<AlterConfigsResourceResponse> alter(
-      AlterConfigsResource r, boolean validateOnly, boolean mayForward) {
+      String ns, AlterConfigsResource r, boolean validateOnly, boolean mayForward) {
     AlterConfigsResourceResponse base =
         new AlterConfigsResourceResponse()
             .setResourceType(r.resourceType())
@@ -95,7 +95,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
     }
     StreamUpdate u = update;
     return topics
-        .describe(r.resourceName())
+        .describe(ns, r.resourceName())
         .thenCompose(
             d -> {
               if (d.isEmpty()) {
@@ -108,7 +108,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
               }
               return topics
                   .log()
-                  .updateStream(topics.namespace(), r.resourceName(), u)
+                  .updateStream(ns, r.resourceName(), u)
                   .handle(
                       (x, e) ->
                           e == null

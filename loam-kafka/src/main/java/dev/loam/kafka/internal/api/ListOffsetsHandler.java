@@ -43,7 +43,7 @@ public final class ListOffsetsHandler implements ApiHandler {
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     ListOffsetsRequest req = (ListOffsetsRequest) request.body();
     List<String> names = req.data().topics().stream().map(ListOffsetsTopic::name).toList();
-    return Futures.describeAll(topics, names)
+    return Futures.describeAll(topics, request.namespace(), names)
         .thenCompose(
             streams -> {
               List<CompletableFuture<ListOffsetsTopicResponse>> each = new ArrayList<>();
@@ -87,7 +87,7 @@ public final class ListOffsetsHandler implements ApiHandler {
   private CompletableFuture<ListOffsetsPartitionResponse> partition(
       StreamDescription d, ListOffsetsPartition p) {
     Log log = topics.log();
-    String ns = topics.namespace();
+    String ns = d.namespace();
     int part = p.partitionIndex();
     long ts = p.timestamp();
     if (ts == ListOffsetsRequest.EARLIEST_TIMESTAMP

@@ -45,7 +45,8 @@ public final class MetadataHandler implements ApiHandler {
     return cluster
         .brokers(request.zone())
         .thenApply(b -> OwnerForwarding.isForwarded(request.clientId()) ? b.selfOnly() : b)
-        .thenCompose(brokers -> topicsOf(req).thenApply(ts -> Optional.of(response(brokers, ts))));
+        .thenCompose(
+            brokers -> topicsOf(request, req).thenApply(ts -> Optional.of(response(brokers, ts))));
   }
 
   /** A requested topic: its stream, or the error topic to answer. */
@@ -59,11 +60,16 @@ public final class MetadataHandler implements ApiHandler {
     }
   }
 
-  private CompletableFuture<List<Found>> topicsOf(MetadataRequest req) {
+  private CompletableFuture<List<Found>> topicsOf(ClientRequest request, MetadataRequest req) {
+    String ns = request.namespace();
     if (req.isAllTopics()) {
-      return topics.list().thenApply(all -> all.stream().map(Found::of).toList());
+      return topics.list(ns).thenApply(all -> all.stream().map(Found::of).toList());
     }
     boolean allowAuto = req.version() < 4 || req.data().allowAutoTopicCreation();
+    // Auto-creation is creation: a key without the admin role gets TOPIC_AUTHORIZATION_FAILED for a
+    // missing topic it would have created, as Kafka answers a principal without CREATE.
+    boolean mayCreate = request.mayCreateTopics();
+    boolean refuseCreate = allowAuto && topics.autoCreate() && !mayCreate;
     List<CompletableFuture<Found>> each = new ArrayList<>();
     for (MetadataRequestTopic t : req.data().topics()) {
       boolean byId =
@@ -74,12 +80,12 @@ public final class MetadataHandler implements ApiHandler {
         Uuid id = t.topicId() == null ? Uuid.ZERO_UUID : t.topicId();
         each.add(
             topics
-                .nameOf(id)
+                .nameOf(ns, id)
                 .thenCompose(
                     n ->
                         n.isEmpty()
                             ? CompletableFuture.completedFuture(Optional.<StreamDescription>empty())
-                            : topics.describe(n.get()))
+                            : topics.describe(ns, n.get()))
                 .handle(
                     (d, e) ->
                         e == null && d.isPresent()
@@ -92,18 +98,21 @@ public final class MetadataHandler implements ApiHandler {
         String name = t.name();
         each.add(
             topics
-                .describeOrCreate(name, allowAuto)
+                .describeOrCreate(ns, name, allowAuto && mayCreate)
                 .handle(
                     (d, e) -> {
                       if (e != null) {
                         return Found.error(topicError(name, e));
                       }
-                      return d.isPresent()
-                          ? Found.of(d.get())
-                          : Found.error(
-                              new MetadataResponseTopic()
-                                  .setName(name)
-                                  .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+                      if (d.isPresent()) {
+                        return Found.of(d.get());
+                      }
+                      Errors missing =
+                          refuseCreate
+                              ? Errors.TOPIC_AUTHORIZATION_FAILED
+                              : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                      return Found.error(
+                          new MetadataResponseTopic().setName(name).setErrorCode(missing.code()));
                     }));
       }
     }

@@ -31,7 +31,9 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler {
   public CompletableFuture<Optional<ApiMessage>> handle(ClientRequest request) {
     OffsetsForLeaderEpochRequest req = (OffsetsForLeaderEpochRequest) request.body();
     return Futures.describeAll(
-            topics, req.data().topics().stream().map(OffsetForLeaderTopic::topic).toList())
+            topics,
+            request.namespace(),
+            req.data().topics().stream().map(OffsetForLeaderTopic::topic).toList())
         .thenApply(
             streams -> {
               OffsetForLeaderEpochResponseData r =

@@ -54,7 +54,7 @@ public final class ProduceHandler implements ApiHandler {
     int timeoutMs = req.data().timeoutMs();
     List<CompletableFuture<TopicProduceResponse>> each = new ArrayList<>();
     for (TopicProduceData t : req.data().topicData()) {
-      each.add(topic(t, byId, timeoutMs));
+      each.add(topic(request, t, byId, timeoutMs));
     }
     CompletableFuture<List<TopicProduceResponse>> all = Futures.all(each);
     if (acks == 0) {
@@ -91,19 +91,20 @@ public final class ProduceHandler implements ApiHandler {
   }
 
   private CompletableFuture<TopicProduceResponse> topic(
-      TopicProduceData t, boolean byId, int timeoutMs) {
+      ClientRequest request, TopicProduceData t, boolean byId, int timeoutMs) {
+    String ns = request.namespace();
     CompletableFuture<Optional<StreamDescription>> stream;
     if (byId) {
       stream =
           topics
-              .nameOf(t.topicId())
+              .nameOf(ns, t.topicId())
               .thenCompose(
                   n ->
                       n.isPresent()
-                          ? topics.describe(n.get())
+                          ? topics.describe(ns, n.get())
                           : CompletableFuture.completedFuture(Optional.empty()));
     } else {
-      stream = topics.describeOrCreate(t.name(), true);
+      stream = topics.describeOrCreate(ns, t.name(), request.mayCreateTopics());
     }
     return stream
         .exceptionally(e -> Optional.empty())
@@ -111,7 +112,7 @@ public final class ProduceHandler implements ApiHandler {
             d -> {
               List<CompletableFuture<PartitionProduceResponse>> ps = new ArrayList<>();
               for (PartitionProduceData p : t.partitionData()) {
-                ps.add(partition(d, p, byId, timeoutMs));
+                ps.add(partition(ns, d, p, byId, timeoutMs));
               }
               return Futures.all(ps);
             })
@@ -124,7 +125,11 @@ public final class ProduceHandler implements ApiHandler {
   }
 
   private CompletableFuture<PartitionProduceResponse> partition(
-      Optional<StreamDescription> d, PartitionProduceData p, boolean byId, int timeoutMs) {
+      String ns,
+      Optional<StreamDescription> d,
+      PartitionProduceData p,
+      boolean byId,
+      int timeoutMs) {
     int index = p.index();
     if (d.isEmpty()) {
       return done(
@@ -149,7 +154,7 @@ public final class ProduceHandler implements ApiHandler {
           error(index, Errors.INVALID_RECORD, "a record batch is required partition=" + index));
     }
     CompletableFuture<BatchAppendResult> append =
-        topics.log().appendBatch(topics.namespace(), s.name(), index, batch);
+        topics.log().appendBatch(ns, s.name(), index, batch);
     if (timeoutMs > 0) {
       append = append.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
     }

@@ -54,6 +54,8 @@ public final class SupportedApis {
     m.put(ApiKeys.OFFSET_DELETE, range(0, 0));
     m.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, range(0, 1));
     m.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, range(0, 1));
+    m.put(ApiKeys.SASL_HANDSHAKE, range(0, 1));
+    m.put(ApiKeys.SASL_AUTHENTICATE, range(0, 2));
     RANGES = Collections.unmodifiableMap(m);
   }
 

@@ -14,23 +14,24 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Topics as streams of the listener's namespace: lookups by name and by topic id ({@link
- * TopicIds}), and auto-creation. Every answer comes from this node's metastore replica. The map
- * from topic id to stream name is a cache, refreshed from the stream list on a miss; an entry for a
- * deleted stream is harmless, since the name is described again before use.
+ * Topics as streams of a namespace, the one each request acts in ({@code ClientRequest#namespace}):
+ * lookups by name and by topic id ({@link TopicIds}), and auto-creation. Every answer comes from
+ * this node's metastore replica. The map from topic id to stream is a cache, refreshed from the
+ * namespace's stream list on a miss; an id resolves only within its own namespace, and an entry for
+ * a deleted stream is harmless, since the name is described again before use.
  */
 public final class Topics {
   private final Log log;
-  private final String namespace;
   private final String clusterId;
   private final boolean autoCreate;
   private final int defaultPartitions;
-  private final Map<Uuid, String> namesById = new ConcurrentHashMap<>();
+  private final Map<Uuid, Named> namesById = new ConcurrentHashMap<>();
 
-  public Topics(
-      Log log, String namespace, String clusterId, boolean autoCreate, int defaultPartitions) {
+  /** A stream's namespace and name. */
+  private record Named(String namespace, String name) {}
+
+  public Topics(Log log, String clusterId, boolean autoCreate, int defaultPartitions) {
     this.log = log;
-    this.namespace = namespace;
     this.clusterId = clusterId;
     this.autoCreate = autoCreate;
     this.defaultPartitions = defaultPartitions;
@@ -40,8 +41,9 @@ public final class Topics {
     return log;
   }
 
-  public String namespace() {
-    return namespace;
+  /** Whether a missing topic is created when a request allows it (Kafka's auto-creation). */
+  public boolean autoCreate() {
+    return autoCreate;
   }
 
   public String clusterId() {
@@ -55,22 +57,28 @@ public final class Topics {
   /** The topic id of a stream. */
   public Uuid idOf(StreamDescription d) {
     Uuid id = TopicIds.of(clusterId, d.id());
-    namesById.putIfAbsent(id, d.name());
+    namesById.putIfAbsent(id, new Named(d.namespace(), d.name()));
     return id;
   }
 
-  /** Every topic, sorted by name. */
-  public CompletableFuture<List<StreamDescription>> list() {
+  /** Every topic of {@code namespace}, sorted by name; none when the namespace does not exist. */
+  public CompletableFuture<List<StreamDescription>> list(String namespace) {
     return log.listStreams(namespace)
-        .thenApply(
-            all -> {
+        .handle(
+            (all, t) -> {
+              if (t != null) {
+                if (isNotFound(t)) {
+                  return List.<StreamDescription>of();
+                }
+                throw rethrow(t);
+              }
               all.forEach(this::idOf);
               return all;
             });
   }
 
-  /** The stream named {@code topic}; empty if there is none. */
-  public CompletableFuture<Optional<StreamDescription>> describe(String topic) {
+  /** The stream named {@code topic} in {@code namespace}; empty if there is none. */
+  public CompletableFuture<Optional<StreamDescription>> describe(String namespace, String topic) {
     return log.describeStream(namespace, topic)
         .handle(
             (d, t) -> {
@@ -91,8 +99,8 @@ public final class Topics {
    * creation of the same topic is not an error.
    */
   public CompletableFuture<Optional<StreamDescription>> describeOrCreate(
-      String topic, boolean allowed) {
-    return describe(topic)
+      String namespace, String topic, boolean allowed) {
+    return describe(namespace, topic)
         .thenCompose(
             found -> {
               if (found.isPresent() || !autoCreate || !allowed) {
@@ -107,7 +115,7 @@ public final class Topics {
                         }
                         Throwable c = ErrorMapping.unwrap(t);
                         if (c instanceof LoamException le && le.kind() == Kind.CONFLICT) {
-                          return describe(topic);
+                          return describe(namespace, topic);
                         }
                         return CompletableFuture.<Optional<StreamDescription>>failedFuture(c);
                       })
@@ -115,13 +123,19 @@ public final class Topics {
             });
   }
 
-  /** The name of the topic with id {@code id}; empty if no stream has it. */
-  public CompletableFuture<Optional<String>> nameOf(Uuid id) {
-    String cached = namesById.get(id);
+  /** The name of the topic with id {@code id} in {@code namespace}; empty if no stream has it. */
+  public CompletableFuture<Optional<String>> nameOf(String namespace, Uuid id) {
+    Named cached = namesById.get(id);
     if (cached != null) {
-      return CompletableFuture.completedFuture(Optional.of(cached));
+      return CompletableFuture.completedFuture(
+          cached.namespace().equals(namespace) ? Optional.of(cached.name()) : Optional.empty());
     }
-    return list().thenApply(all -> Optional.ofNullable(namesById.get(id)));
+    return list(namespace)
+        .thenApply(
+            all ->
+                Optional.ofNullable(namesById.get(id))
+                    .filter(n -> n.namespace().equals(namespace))
+                    .map(Named::name));
   }
 
   /** Forgets a deleted topic's id. */

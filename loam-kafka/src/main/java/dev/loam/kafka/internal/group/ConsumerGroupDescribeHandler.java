@@ -1,5 +1,6 @@
 package dev.loam.kafka.internal.group;
 
+import dev.loam.api.StreamDescription;
 import dev.loam.kafka.internal.api.ApiHandler;
 import dev.loam.kafka.internal.api.ClientRequest;
 import dev.loam.kafka.internal.cluster.Topics;
@@ -41,7 +42,20 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
       each.add(
           apis.coordinator
               .loadConsumer(ns, id)
-              .thenApply(this::described)
+              .thenCompose(
+                  g -> {
+                    // The assigned topics' ids, looked up before the group is read under its lock.
+                    Set<String> topicNames = new java.util.TreeSet<>();
+                    synchronized (g) {
+                      for (ConsumerGroup.ConsumerMember m : g.members.values()) {
+                        m.current.forEach(tp -> topicNames.add(tp.topic()));
+                        g.targetOf(m.memberId).forEach(tp -> topicNames.add(tp.topic()));
+                      }
+                    }
+                    return apis.coordinator
+                        .describe(ns, topicNames)
+                        .thenApply(descriptions -> described(g, descriptions));
+                  })
               .exceptionally(
                   t ->
                       new DescribedGroup()
@@ -60,7 +74,7 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
             });
   }
 
-  private DescribedGroup described(ConsumerGroup g) {
+  private DescribedGroup described(ConsumerGroup g, Map<String, StreamDescription> descriptions) {
     synchronized (g) {
       DescribedGroup r = new DescribedGroup().setGroupId(g.coordination.group());
       if (g.members.isEmpty()) {
@@ -85,15 +99,15 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
                     .setClientId(m.clientId == null ? "" : m.clientId)
                     .setClientHost(MembershipHandlers.CLIENT_HOST)
                     .setSubscribedTopicNames(m.subscribed)
-                    .setAssignment(assignment(m.current))
-                    .setTargetAssignment(assignment(g.targetOf(m.memberId))));
+                    .setAssignment(assignment(m.current, descriptions))
+                    .setTargetAssignment(assignment(g.targetOf(m.memberId), descriptions)));
       }
       return r;
     }
   }
 
   private ConsumerGroupDescribeResponseData.Assignment assignment(
-      Set<ConsumerGroup.TopicPartition> parts) {
+      Set<ConsumerGroup.TopicPartition> parts, Map<String, StreamDescription> descriptions) {
     Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
     for (ConsumerGroup.TopicPartition tp : parts) {
       byTopic.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition());
@@ -101,18 +115,17 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
     ConsumerGroupDescribeResponseData.Assignment a =
         new ConsumerGroupDescribeResponseData.Assignment();
     byTopic.forEach(
-        (topic, ps) ->
-            topics
-                .describe(topic)
-                .join()
-                .ifPresent(
-                    desc ->
-                        a.topicPartitions()
-                            .add(
-                                new ConsumerGroupDescribeResponseData.TopicPartitions()
-                                    .setTopicId(topics.idOf(desc))
-                                    .setTopicName(topic)
-                                    .setPartitions(ps))));
+        (topic, ps) -> {
+          StreamDescription desc = descriptions.get(topic);
+          if (desc != null) {
+            a.topicPartitions()
+                .add(
+                    new ConsumerGroupDescribeResponseData.TopicPartitions()
+                        .setTopicId(topics.idOf(desc))
+                        .setTopicName(topic)
+                        .setPartitions(ps));
+          }
+        });
     return a;
   }
 }

@@ -1,5 +1,6 @@
 package dev.loam.kafka.internal.group;
 
+import dev.loam.api.StreamDescription;
 import dev.loam.kafka.internal.api.ApiHandler;
 import dev.loam.kafka.internal.api.ClientRequest;
 import dev.loam.kafka.internal.cluster.Topics;
@@ -60,46 +61,69 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
     // The owned partitions arrive by topic id: their names first.
     Map<Uuid, CompletableFuture<Optional<String>>> names = new LinkedHashMap<>();
     if (d.topicPartitions() != null) {
-      d.topicPartitions().forEach(t -> names.computeIfAbsent(t.topicId(), topics::nameOf));
+      d.topicPartitions()
+          .forEach(t -> names.computeIfAbsent(t.topicId(), id -> topics.nameOf(ns, id)));
     }
     return CompletableFuture.allOf(names.values().toArray(CompletableFuture[]::new))
         .thenCompose(v -> apis.coordinator.loadConsumer(ns, d.groupId()))
-        .thenApply(
+        .thenCompose(
             g -> {
-              Set<ConsumerGroup.TopicPartition> owned = null;
-              if (d.topicPartitions() != null) {
-                owned = new TreeSet<>();
-                for (var t : d.topicPartitions()) {
-                  Optional<String> name = names.get(t.topicId()).join();
-                  if (name.isPresent()) {
-                    for (int p : t.partitions()) {
-                      owned.add(new ConsumerGroup.TopicPartition(name.get(), p));
-                    }
-                  }
-                }
+              // Every topic the group's members subscribe to, described before the heartbeat:
+              // the assignment is computed under the group's lock, where nothing may wait.
+              Set<String> wanted = new TreeSet<>();
+              if (d.subscribedTopicNames() != null) {
+                wanted.addAll(d.subscribedTopicNames());
               }
-              ConsumerGroup.Answer a;
               synchronized (g) {
-                a =
-                    g.heartbeat(
-                        d.memberId(),
-                        d.memberEpoch(),
-                        d.instanceId(),
-                        request.clientId(),
-                        d.subscribedTopicNames(),
-                        d.serverAssignor(),
-                        owned,
-                        t -> apis.coordinator.partitions(ns, t),
-                        apis.coordinator.now(),
-                        apis.coordinator.consumerSessionTimeoutMs());
+                g.members.values().forEach(m -> wanted.addAll(m.subscribed));
               }
-              return response(a);
+              return apis.coordinator
+                  .describe(ns, wanted)
+                  .thenApply(descriptions -> heartbeat(request, d, ns, g, names, descriptions));
             })
         .exceptionally(t -> error(GroupErrors.of(t), ErrorMapping.message(t)))
         .thenApply(r -> Optional.of((ApiMessage) r));
   }
 
-  private ConsumerGroupHeartbeatResponseData response(ConsumerGroup.Answer a) {
+  private ConsumerGroupHeartbeatResponseData heartbeat(
+      ClientRequest request,
+      ConsumerGroupHeartbeatRequestData d,
+      String ns,
+      ConsumerGroup g,
+      Map<Uuid, CompletableFuture<Optional<String>>> names,
+      Map<String, StreamDescription> descriptions) {
+    Set<ConsumerGroup.TopicPartition> owned = null;
+    if (d.topicPartitions() != null) {
+      owned = new TreeSet<>();
+      for (var t : d.topicPartitions()) {
+        Optional<String> name = names.get(t.topicId()).join(); // done: allOf
+        if (name.isPresent()) {
+          for (int p : t.partitions()) {
+            owned.add(new ConsumerGroup.TopicPartition(name.get(), p));
+          }
+        }
+      }
+    }
+    ConsumerGroup.Answer a;
+    synchronized (g) {
+      a =
+          g.heartbeat(
+              d.memberId(),
+              d.memberEpoch(),
+              d.instanceId(),
+              request.clientId(),
+              d.subscribedTopicNames(),
+              d.serverAssignor(),
+              owned,
+              t -> descriptions.containsKey(t) ? descriptions.get(t).partitions().size() : 0,
+              apis.coordinator.now(),
+              apis.coordinator.consumerSessionTimeoutMs());
+    }
+    return response(a, descriptions);
+  }
+
+  private ConsumerGroupHeartbeatResponseData response(
+      ConsumerGroup.Answer a, Map<String, StreamDescription> descriptions) {
     if (a.error() != Errors.NONE) {
       return error(a.error(), a.message());
     }
@@ -116,16 +140,15 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
       }
       List<ConsumerGroupHeartbeatResponseData.TopicPartitions> parts = new ArrayList<>();
       byTopic.forEach(
-          (topic, ps) ->
-              topics
-                  .describe(topic)
-                  .join()
-                  .ifPresent(
-                      desc ->
-                          parts.add(
-                              new ConsumerGroupHeartbeatResponseData.TopicPartitions()
-                                  .setTopicId(topics.idOf(desc))
-                                  .setPartitions(ps))));
+          (topic, ps) -> {
+            StreamDescription desc = descriptions.get(topic);
+            if (desc != null) {
+              parts.add(
+                  new ConsumerGroupHeartbeatResponseData.TopicPartitions()
+                      .setTopicId(topics.idOf(desc))
+                      .setPartitions(ps));
+            }
+          });
       r.setAssignment(
           new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(parts));
     }

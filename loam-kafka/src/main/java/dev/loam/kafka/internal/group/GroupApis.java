@@ -14,27 +14,21 @@ public final class GroupApis {
   final Log log;
   final ClusterView cluster;
   final KafkaEndpoints endpoints;
-  private final String listenerNamespace;
 
   public GroupApis(
-      GroupCoordinator coordinator,
-      Log log,
-      ClusterView cluster,
-      KafkaEndpoints endpoints,
-      String listenerNamespace) {
+      GroupCoordinator coordinator, Log log, ClusterView cluster, KafkaEndpoints endpoints) {
     this.coordinator = coordinator;
     this.log = log;
     this.cluster = cluster;
     this.endpoints = endpoints;
-    this.listenerNamespace = listenerNamespace;
   }
 
   /**
-   * The namespace a request's groups belong to: the listener's. The one place that decides it, so
-   * an authenticated connection's namespace can take its place.
+   * The namespace a request's groups belong to: its connection's (an authenticated key's namespace,
+   * else the listener's). The one place that decides it.
    */
   String namespace(ClientRequest request) {
-    return listenerNamespace;
+    return request.namespace();
   }
 
   /** The topic as this node's replica knows it; empty when it does not exist. */

@@ -2,10 +2,16 @@ package dev.loam.kafka.internal.group;
 
 import dev.loam.api.GroupCoordination;
 import dev.loam.api.Log;
+import dev.loam.api.StreamDescription;
 import dev.loam.kafka.GroupSettings;
 import dev.loam.kafka.internal.errors.ErrorMapping;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -38,6 +44,10 @@ public final class GroupCoordinator implements AutoCloseable {
   private final LongSupplier clock;
   private final Map<Key, ClassicGroup> groups = new ConcurrentHashMap<>();
   private final Map<Key, ConsumerGroup> consumerGroups = new ConcurrentHashMap<>();
+
+  /** Partition counts by (namespace, topic) as {@link #describe} last found them. */
+  private final Map<Key, Integer> knownTopics = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService timer;
 
   public GroupCoordinator(Log log, GroupSettings settings) {
@@ -171,14 +181,43 @@ public final class GroupCoordinator implements AutoCloseable {
   }
 
   /**
-   * A topic's partition count in {@code namespace} as this node's replica knows it; 0 if absent.
+   * Describes {@code topics} of {@code namespace} without blocking: the ones that exist, by name.
+   * The answers are remembered for {@link #partitions}, which the group timer uses, since a timer
+   * must not wait on the log.
+   */
+  CompletableFuture<Map<String, StreamDescription>> describe(
+      String namespace, Collection<String> topics) {
+    Map<String, CompletableFuture<Optional<StreamDescription>>> each = new LinkedHashMap<>();
+    for (String t : new TreeSet<>(topics)) {
+      each.put(
+          t,
+          log.describeStream(namespace, t)
+              .handle((d, e) -> e == null ? Optional.of(d) : Optional.<StreamDescription>empty()));
+    }
+    return CompletableFuture.allOf(each.values().toArray(CompletableFuture[]::new))
+        .thenApply(
+            v -> {
+              Map<String, StreamDescription> out = new HashMap<>();
+              each.forEach(
+                  (t, f) -> {
+                    Optional<StreamDescription> d = f.join(); // done: allOf
+                    if (d.isPresent()) {
+                      out.put(t, d.get());
+                      knownTopics.put(new Key(namespace, t), d.get().partitions().size());
+                    } else {
+                      knownTopics.remove(new Key(namespace, t));
+                    }
+                  });
+              return out;
+            });
+  }
+
+  /**
+   * A topic's partition count in {@code namespace} as the last {@link #describe} of it found it; 0
+   * if absent or never described.
    */
   int partitions(String namespace, String topic) {
-    try {
-      return log.describeStream(namespace, topic).join().partitions().size();
-    } catch (RuntimeException e) {
-      return 0;
-    }
+    return knownTopics.getOrDefault(new Key(namespace, topic), 0);
   }
 
   /** The group if it is loaded here, without checking the coordination. */

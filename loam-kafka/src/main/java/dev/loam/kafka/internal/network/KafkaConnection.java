@@ -2,6 +2,7 @@ package dev.loam.kafka.internal.network;
 
 import dev.loam.kafka.internal.api.ClientRequest;
 import dev.loam.kafka.internal.api.Dispatcher;
+import dev.loam.kafka.internal.security.Session;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Optional;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,24 +28,31 @@ import org.slf4j.LoggerFactory;
  * are pending; reading from the socket pauses until the oldest is answered. A frame that cannot be
  * served (malformed, an API or version not advertised, larger than the limit) closes the
  * connection, as Kafka does; nothing of it is stored.
+ *
+ * <p>The connection's {@link Session} admits each request first: one it refuses (authentication
+ * required but not done, a revoked key, an expired session) closes the connection, as Kafka does; a
+ * failed SASL exchange closes it once its answer is written.
  */
 public final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
 
   private final Dispatcher dispatcher;
   private final int maxInFlight;
+  private final Session session;
   private final ArrayDeque<Slot> pending = new ArrayDeque<>();
   private boolean closed;
 
-  public KafkaConnection(Dispatcher dispatcher, int maxInFlight) {
+  public KafkaConnection(Dispatcher dispatcher, int maxInFlight, Session session) {
     this.dispatcher = dispatcher;
     this.maxInFlight = maxInFlight;
+    this.session = session;
   }
 
   /** One request awaiting its turn to be answered. */
   private static final class Slot {
     boolean done;
     ByteBuf response;
+    boolean closeAfter;
   }
 
   @Override
@@ -59,13 +68,25 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
     if (closed) {
       return;
     }
+    if (session.awaitsRawToken()) {
+      rawToken(ctx, bytes);
+      return;
+    }
     RequestCodec.Decoded decoded;
     try {
-      decoded = RequestCodec.decode(ByteBuffer.wrap(bytes), dispatcher.supported());
+      decoded = RequestCodec.decode(ByteBuffer.wrap(bytes), dispatcher.supported(), session);
     } catch (RequestCodec.BadFrameException e) {
       LOG.debug("closing connection remote={}: {}", ctx.channel().remoteAddress(), e.getMessage());
       close(ctx);
       return;
+    }
+    if (decoded instanceof RequestCodec.Parsed p) {
+      Optional<String> refused = session.admit(p.request().header().apiKey());
+      if (refused.isPresent()) {
+        LOG.debug("closing connection remote={}: {}", ctx.channel().remoteAddress(), refused.get());
+        close(ctx);
+        return;
+      }
     }
     Slot slot = new Slot();
     pending.add(slot);
@@ -86,6 +107,30 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
     if (pending.size() >= maxInFlight) {
       ctx.channel().config().setAutoRead(false);
     }
+  }
+
+  /** A bare SASL token after a v0 handshake: its answer is a bare token, a failure closes. */
+  private void rawToken(ChannelHandlerContext ctx, byte[] token) {
+    Slot slot = new Slot();
+    pending.add(slot);
+    session
+        .authenticate(token)
+        .whenComplete(
+            (r, t) ->
+                ctx.executor()
+                    .execute(
+                        () -> {
+                          slot.done = true;
+                          session.takeCloseRequest();
+                          if (t != null || r.errorCode() != 0) {
+                            slot.closeAfter = true;
+                          } else if (!closed) {
+                            byte[] answer = r.authBytes();
+                            slot.response = ctx.alloc().buffer(4 + answer.length);
+                            slot.response.writeInt(answer.length).writeBytes(answer);
+                          }
+                          drain(ctx);
+                        }));
   }
 
   private void complete(
@@ -116,6 +161,11 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
         return;
       }
     }
+    ApiKeys api = request.header().apiKey();
+    if ((api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE)
+        && session.takeCloseRequest()) {
+      slot.closeAfter = true;
+    }
     drain(ctx);
   }
 
@@ -130,6 +180,12 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
           ctx.write(s.response);
           wrote = true;
         }
+      }
+      if (s.closeAfter && !closed) {
+        // A failed SASL exchange: its answer goes out, then the connection closes, as Kafka does.
+        ctx.flush();
+        close(ctx);
+        return;
       }
     }
     if (wrote) {

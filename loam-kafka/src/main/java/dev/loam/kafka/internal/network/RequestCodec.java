@@ -2,6 +2,7 @@ package dev.loam.kafka.internal.network;
 
 import dev.loam.kafka.internal.api.ClientRequest;
 import dev.loam.kafka.internal.api.SupportedApis;
+import dev.loam.kafka.internal.security.Session;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
@@ -47,8 +48,20 @@ public final class RequestCodec {
     }
   }
 
-  /** Decodes one frame; {@code frame} is positioned at the header and owned by the request. */
+  /**
+   * Decodes one frame of a connection that never authenticates, acting in namespace {@code
+   * default}: for tests and fuzzing, which exercise the framing alone.
+   */
   public static Decoded decode(ByteBuffer frame, SupportedApis supported) throws BadFrameException {
+    return decode(frame, supported, Session.open("default"));
+  }
+
+  /**
+   * Decodes one frame of the connection whose state is {@code session}; {@code frame} is positioned
+   * at the header and owned by the request.
+   */
+  public static Decoded decode(ByteBuffer frame, SupportedApis supported, Session session)
+      throws BadFrameException {
     if (frame.remaining() < 8) {
       throw new BadFrameException(
           "request frame shorter than a header size=" + frame.remaining(), null);
@@ -73,7 +86,7 @@ public final class RequestCodec {
       RequestHeader header = RequestHeader.parse(b);
       AbstractRequest body =
           AbstractRequest.parseRequest(key, version, new ByteBufferAccessor(b)).request;
-      return new Parsed(new ClientRequest(header, body));
+      return new Parsed(new ClientRequest(header, body, session));
     } catch (RuntimeException e) {
       throw new BadFrameException(
           "malformed request api=" + key + " version=" + version + ": " + e.getMessage(), e);
