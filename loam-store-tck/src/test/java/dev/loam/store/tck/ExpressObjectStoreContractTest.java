@@ -40,7 +40,9 @@ class ExpressObjectStoreContractTest extends ObjectStoreContractTest {
    * independently, so racing creates of one key by different writers may all lose. Loam writes
    * express objects under writer-unique keys (wal/express/<node>/<ulid>.wal), so this never happens
    * to Loam's own keys. What still holds: never two winners, every loser is told exists or unknown,
-   * and a winner's bytes are what a read returns.
+   * and a read returns one racer's whole bytes. Not necessarily the winner's: a loser's copy in a
+   * minority of zones is left in place (ExpressObjectStore, for retries of the same key), and a
+   * read tries the local zone first.
    */
   @Override
   @Test
@@ -73,7 +75,14 @@ class ExpressObjectStoreContractTest extends ObjectStoreContractTest {
     List<Integer> winners = winners(outcomes);
     assertThat(winners).as("winners of %s", key).hasSizeLessThanOrEqualTo(1);
     if (winners.size() == 1) {
-      assertThat(await(store.get(key))).isEqualTo(racerBytes(key, winners.get(0)));
+      byte[] read = await(store.get(key));
+      List<byte[]> racers = new java.util.ArrayList<>();
+      for (int w = 0; w < outcomes.size(); w++) {
+        racers.add(racerBytes(key, w));
+      }
+      assertThat(racers)
+          .as("a read of %s returns one racer's bytes", key)
+          .anySatisfy(b -> assertThat(b).isEqualTo(read));
     }
   }
 }
