@@ -99,6 +99,15 @@ class RatisListenerIT {
       long readAt = listener.read(r -> r.appliedIndex());
       assertThat(readAt).isGreaterThanOrEqualTo(a.index());
     }
+    for (int i = 0; i < 10; i++) {
+      // Without a token: awaitLatest (the leader's read index) catches the listener up with every
+      // commit acknowledged before the call.
+      Applied a = RatisFixtures.commitOne(voters.get(i % 3), stream, nextKey(), clock);
+      expectedHw++;
+      RatisTestCluster.get(listener.awaitLatest());
+      assertThat(listener.appliedIndex()).isGreaterThanOrEqualTo(a.index());
+      assertThat(RatisFixtures.highWatermark(listener, stream)).isEqualTo(expectedHw);
+    }
     // obj-7 was committed through a voter; the listener's apply listener saw it.
     assertThat(RatisTestCluster.get(woke)).isPositive();
 
