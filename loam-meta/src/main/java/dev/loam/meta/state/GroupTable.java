@@ -182,6 +182,11 @@ final class GroupTable {
               + " groupLength="
               + group.length());
     }
+    if (!catalog.namespaces().containsKey(namespace)) {
+      // A group lives in its namespace: one that does not exist (or was deleted, which dropped
+      // its groups) holds none, so nothing is left behind that no listing shows.
+      return rejected(RejectReason.NOT_FOUND, "no such namespace" + groupText(namespace, group));
+    }
     Catalog.StreamState s =
         catalog.streamNamed(
             GroupInfo.COORDINATOR_NAMESPACE, GroupInfo.coordinatorStreamName(namespace, group));
