@@ -404,6 +404,21 @@ public final class CommandCodec {
   }
 
   /**
+   * The origin of an encoded command, read from its header alone (version, tag, origin: the same
+   * for every tag), so a metastore leader can judge a proposal's stamp without decoding its body.
+   * Malformed input is a {@link CorruptionException} naming the field.
+   */
+  public static Origin decodeOrigin(byte[] bytes) {
+    BinaryReader r = new BinaryReader(FORMAT, bytes);
+    int version = r.u8("version");
+    if (version != VERSION) {
+      throw r.corrupt("version", "unsupported version=" + version);
+    }
+    r.u8("tag");
+    return readOrigin(r);
+  }
+
+  /**
    * Decodes a command; any malformed, truncated or over-long input is a {@link CorruptionException}
    * naming the field.
    */

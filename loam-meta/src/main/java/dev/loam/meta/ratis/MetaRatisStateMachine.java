@@ -6,6 +6,7 @@ import dev.loam.meta.MetaSettings;
 import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.codec.OutcomeCodec;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.state.MetaStateMachine;
 import java.io.File;
@@ -19,12 +20,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
+import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -76,7 +79,15 @@ final class MetaRatisStateMachine extends BaseStateMachine {
     void fatal(String what, Throwable cause);
   }
 
+  /**
+   * Starts the message of a proposal the leader refused for its stamp; the proposer turns a reply
+   * carrying it into a {@link Outcome.RejectReason#FUTURE_STAMP} outcome.
+   */
+  static final String FUTURE_STAMP_MARKER = "loam-future-stamp: ";
+
   private final MetaSettings settings;
+  private final InstantSource clock;
+  private final long maxFutureStampMillis;
   private final Host host;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
@@ -84,8 +95,14 @@ final class MetaRatisStateMachine extends BaseStateMachine {
   /** Guarded by {@link #stateLock}; replaced wholesale on snapshot install. */
   private MetaStateMachine machine;
 
-  MetaRatisStateMachine(MetaSettings settings, Host host) {
+  /**
+   * @param clock this replica's wall clock, read only when it leads: to refuse proposals stamped
+   *     more than {@link MetaSettings#maxFutureStamp} ahead of it
+   */
+  MetaRatisStateMachine(MetaSettings settings, InstantSource clock, Host host) {
     this.settings = settings;
+    this.clock = clock;
+    this.maxFutureStampMillis = settings.maxFutureStamp().toMillis();
     this.host = host;
     this.machine = new MetaStateMachine(settings);
   }
@@ -173,6 +190,44 @@ final class MetaRatisStateMachine extends BaseStateMachine {
   }
 
   // ---- apply
+
+  /**
+   * Runs on the leader before a proposal is logged: refuses one stamped more than {@link
+   * MetaSettings#maxFutureStamp} ahead of the leader's clock (stream-engine.txt §3: "the meta
+   * leader refuses commands stamped more than 60 s ahead of its own clock"). The metastore clock is
+   * the highest stamp applied, so one node whose wall clock stepped ahead would otherwise move it
+   * for everyone: every other node's commits would turn stale and their renewals look late. The
+   * check needs the leader's clock, not the proposer's (the proposer's is the fast one), so it is
+   * here and not in {@link RatisMetastore#propose}. A proposal whose header does not decode is
+   * refused too: applying it would stop every replica.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    TransactionContext trx = super.startTransaction(request);
+    String refusal;
+    try {
+      Origin o = CommandCodec.decodeOrigin(request.getMessage().getContent().toByteArray());
+      long now = clock.millis();
+      refusal =
+          o.stampMillis() > now + maxFutureStampMillis
+              ? FUTURE_STAMP_MARKER
+                  + "command stamped too far ahead of the metastore leader's clock node="
+                  + o.nodeId()
+                  + " stamp="
+                  + o.stampMillis()
+                  + " leaderClock="
+                  + now
+                  + " maxFutureStampMillis="
+                  + maxFutureStampMillis
+              : null;
+    } catch (CorruptionException e) {
+      refusal = "undecodable metastore proposal: " + e.getMessage();
+    }
+    if (refusal != null) {
+      trx.setException(new IOException(refusal));
+    }
+    return trx;
+  }
 
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {

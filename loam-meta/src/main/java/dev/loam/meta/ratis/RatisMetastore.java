@@ -48,6 +48,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -145,7 +146,7 @@ public final class RatisMetastore implements Metastore {
     this.groupId = groupId(ratis.groupName());
     this.localId = RaftPeerId.valueOf(ratis.localPeerId());
     this.inFlight = new Semaphore(ratis.maxInFlightProposals());
-    this.stateMachine = new MetaRatisStateMachine(settings, new HostImpl());
+    this.stateMachine = new MetaRatisStateMachine(settings, clock, new HostImpl());
     this.transport = RatisTransport.of(ratis);
   }
 
@@ -423,8 +424,9 @@ public final class RatisMetastore implements Metastore {
     if (refused != null) {
       return CompletableFuture.failedFuture(refused);
     }
-    // Refused before logging, with this replica's clock: a node with a fast clock must not push
-    // the metastore clock ahead and make every later commit stale (stream-engine.txt §3).
+    // Refused before sending, with this replica's clock: a command stamped ahead of its own
+    // proposer. The leader checks again with its clock (MetaRatisStateMachine.startTransaction):
+    // that is the check that stops a node whose whole clock stepped ahead (stream-engine.txt §3).
     long now = clock.millis();
     long stamp = command.origin().stampMillis();
     if (stamp > now + maxFutureStampMillis) {
@@ -476,6 +478,15 @@ public final class RatisMetastore implements Metastore {
     sent.whenComplete(
         (reply, err) -> {
           inFlight.release();
+          String ahead = futureStampRefusal(err != null ? err : reply.getStateMachineException());
+          if (ahead != null) {
+            // The leader refused it before logging it: nothing was applied.
+            result.complete(
+                new Applied(
+                    appliedIndex(),
+                    new Outcome.Rejected(Outcome.RejectReason.FUTURE_STAMP, ahead)));
+            return;
+          }
           if (err != null) {
             renewClient(c, err);
             completeExceptionally(result, unknown("metastore proposal failed", err));
@@ -527,6 +538,24 @@ public final class RatisMetastore implements Metastore {
                   });
         });
     return result;
+  }
+
+  /**
+   * The leader's future-stamp refusal (see {@link MetaRatisStateMachine#startTransaction}) that a
+   * failed proposal carries — Ratis delivers it as a {@link StateMachineException}, in the reply or
+   * as the failure — or null for any other failure.
+   */
+  private static String futureStampRefusal(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof StateMachineException && t.getMessage() != null) {
+        String m = t.getMessage();
+        int at = m.indexOf(MetaRatisStateMachine.FUTURE_STAMP_MARKER);
+        if (at >= 0) {
+          return m.substring(at + MetaRatisStateMachine.FUTURE_STAMP_MARKER.length());
+        }
+      }
+    }
+    return null;
   }
 
   private LoamException unknown(String what, Throwable cause) {

@@ -147,7 +147,12 @@ public final class RatisTestCluster implements AutoCloseable {
 
   /** Starts (or restarts from its directory) one peer. */
   RatisMetastore start(String id) {
-    RatisMetastore m = RatisMetastore.start(settings(id), metaSettings, clock, executor);
+    return start(id, clock);
+  }
+
+  /** Starts (or restarts) one peer whose wall clock is {@code peerClock} (a skewed node). */
+  RatisMetastore start(String id, InstantSource peerClock) {
+    RatisMetastore m = RatisMetastore.start(settings(id), metaSettings, peerClock, executor);
     members.put(id, m);
     return m;
   }
