@@ -93,7 +93,9 @@ class KafkaConnectIT {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("worker.log").toFile()))
             .start();
-    eventually("the worker's REST API answers", () -> get("/connectors") == 200, 90);
+    // A Connect worker scans its class path for plugins before it serves REST: about 10 s on an
+    // idle 2-core machine, minutes when the machine is saturated; generous, it fails fast on exit.
+    eventually("the worker's REST API answers", () -> get("/connectors") == 200, 240);
   }
 
   private void stopWorker() throws InterruptedException {
