@@ -51,6 +51,10 @@ public final class LoamNode implements AutoCloseable {
   private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   private final NodeRuntime runtime;
+
+  /** How long close() waits for the host's queued completions to run (they are quick). */
+  private static final long CALLBACK_DRAIN_SECONDS = 10;
+
   private final List<AutoCloseable> owned;
   private final Duration closeTimeout;
   private final AtomicBoolean stopping = new AtomicBoolean();
@@ -496,8 +500,18 @@ public final class LoamNode implements AutoCloseable {
         // completion after that runs on the completing thread.
         Executor callbacks = Runnable::run;
         if (s == null) {
-          ExecutorService cb = SystemDrivers.callbackThread("loam-" + nodeId + "-callbacks");
-          owned.add(cb::shutdown);
+          String cbName = "loam-" + nodeId + "-callbacks";
+          ExecutorService cb = SystemDrivers.callbackThread(cbName);
+          owned.add(
+              () -> {
+                cb.shutdown();
+                // Wait for the completions already queued, so that every future close() answered
+                // is complete when close() returns; not from a callback itself (a host closing
+                // the node in one), which would wait for its own end.
+                if (!Thread.currentThread().getName().equals(cbName)) {
+                  cb.awaitTermination(CALLBACK_DRAIN_SECONDS, TimeUnit.SECONDS);
+                }
+              });
           callbacks = cb;
         }
         if (s == null) {

@@ -46,8 +46,10 @@ class DiskCacheNodeTest {
       for (int i = 0; i < entries; i++) {
         assertThat(new String(rs.get(i).value(), StandardCharsets.UTF_8)).isEqualTo("v" + i);
       }
-      // The restart reads the cluster marker (one GET); every range comes from the disk cache.
-      assertThat(store.gets()).isEqualTo(entries + 1);
+      // Every range comes from the disk cache: the read path made no GET. (The store's own GET
+      // count is not asserted: besides the cluster marker the restart reads, background
+      // maintenance may read a WAL object when the machine is slow enough for it to run.)
+      assertThat(store.gets()).isGreaterThanOrEqualTo(entries + 1);
       assertThat(again.readStats().diskHits()).isEqualTo(entries);
       assertThat(again.readStats().objectGets()).isZero();
     }

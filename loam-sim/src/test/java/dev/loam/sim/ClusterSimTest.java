@@ -37,12 +37,17 @@ class ClusterSimTest {
    * with a true clock came back. Seed 8647 (the same run): a renewal delayed 2.2 s after a
    * metastore election held every later one back, and a running node went 6 s without one. Seeds 26
    * and 321 (the first run with lagging replicas): a node whose replica was behind called an offset
-   * another node had acknowledged out of range.
+   * another node had acknowledged out of range. Seeds 2 and 40 (clock steps that step back): a node
+   * whose clock stepped back to the true time stamped its renewals ahead by the step and was
+   * declared dead while running (2); with the carried time capped, the stamps still pushed the
+   * metastore clock ahead and retention trimmed acknowledged records early (40).
    */
   @Example
   void seedsThatFoundBugs() {
     for (long seed :
-        new long[] {6, 13, 26, 583, 2654, 4473835, -21558931878854L, 6690, 7953, 8647, 321}) {
+        new long[] {
+          6, 13, 26, 583, 2654, 4473835, -21558931878854L, 6690, 7953, 8647, 321, 2, 40
+        }) {
       check(Simulation.run(seed));
     }
   }

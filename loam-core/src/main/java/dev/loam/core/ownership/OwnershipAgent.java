@@ -289,6 +289,12 @@ public final class OwnershipAgent {
                   log.error("node fenced by a newer registration node={} {}", nodeId, r.message());
                   return CompletableFuture.completedFuture(null);
                 }
+                if (r.reason() == RejectReason.FUTURE_STAMP) {
+                  // Stamped ahead of the metastore leader's clock: start the next stamp from this
+                  // node's clock and the metastore's again, carrying nothing.
+                  forgetRenewalStamp();
+                  return CompletableFuture.completedFuture(null);
+                }
                 if (r.reason() == RejectReason.UNKNOWN_NODE && !leaving) {
                   // Declared dead while alive (a long pause): register again at the same epoch.
                   log.warn("node was declared dead; registering again node={}", nodeId);
@@ -330,14 +336,31 @@ public final class OwnershipAgent {
     } catch (RuntimeException e) {
       metaClock = Long.MIN_VALUE; // no local view: the node's own clock and the last stamp
     }
-    long carried =
-        lastRenewStamp == Long.MIN_VALUE
-            ? Long.MIN_VALUE
-            : lastRenewStamp + Math.max(0, now - lastRenewStampLocal);
-    long stamp = Math.max(now, Math.max(metaClock, carried));
+    long stamp;
+    if (now >= metaClock) {
+      // This node's clock is not behind the metastore's: its own time is the stamp. Carrying the
+      // elapsed time here would carry a step forward too (a clock stepped back, then back to the
+      // true time, reads minutes of elapsed time): the stamps ran ahead by the step, were refused
+      // as FUTURE_STAMP, and the node was declared dead while running (found by ChaosProcessIT's
+      // clock steps); capped at a renew interval they still pushed the metastore clock ahead and
+      // retention trimmed records early (found by loam-sim with the step back).
+      stamp = now;
+    } else {
+      // Behind: keep moving the stamp by the elapsed time (a step back reads as none; at most one
+      // renew interval per renewal, so a step forward that leaves the clock still behind carries
+      // little), never behind the metastore's clock.
+      long elapsed =
+          Math.min(Math.max(0, now - lastRenewStampLocal), settings.renewInterval().toMillis());
+      long carried = lastRenewStamp == Long.MIN_VALUE ? Long.MIN_VALUE : lastRenewStamp + elapsed;
+      stamp = Math.max(metaClock, carried);
+    }
     lastRenewStamp = stamp;
     lastRenewStampLocal = now;
     return stamp;
+  }
+
+  private synchronized void forgetRenewalStamp() {
+    lastRenewStamp = Long.MIN_VALUE;
   }
 
   private CompletableFuture<Void> expireSilent() {

@@ -103,6 +103,20 @@ public final class Nemesis {
             ctx.count("clockSteps");
             ctx.trace().add("clock step " + id + " " + skew);
           });
+      if (at % 2 == 0) {
+        // Half of the stepped clocks step back to the true time 5-25 s later (an NTP correction
+        // after a bad step): the second step goes the other way. Derived from `at`, not drawn, so
+        // the fault plan of every other seed stays as it was.
+        long back = at + 5_000 + at % 20_000;
+        ctx.planned("t+" + back + "ms clock of " + id + " steps back to the true time");
+        scheduleAt(
+            back,
+            () -> {
+              cluster.stepClock(id, Duration.ZERO);
+              ctx.count("clockSteps");
+              ctx.trace().add("clock step " + id + " back to 0");
+            });
+      }
     }
   }
 
