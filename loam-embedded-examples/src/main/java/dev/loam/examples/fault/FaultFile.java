@@ -116,6 +116,8 @@ public final class FaultFile implements AutoCloseable {
               + r.writeOutcomeUnknown()
               + " read_unavailable="
               + r.readUnavailable()
+              + " slow_ms="
+              + r.slowMillis()
               + " file="
               + file);
     }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 
@@ -29,7 +30,9 @@ import java.util.random.RandomGenerator;
  *       hears {@link StoreOutcomeUnknownException} instead (a timeout after the request landed); a
  *       write that failed reports its own failure;
  *   <li>{@link FaultKind#READ_UNAVAILABLE}: a {@code get}, ranged {@code get} or {@code getTail}
- *       fails with {@link StoreUnavailableException}.
+ *       fails with {@link StoreUnavailableException};
+ *   <li>{@link FaultKind#SLOW}: every {@code create}, {@code put}, {@code get} and {@code getTail}
+ *       waits {@link FaultRates#slowMillis} before it goes on (then draws its other faults).
  * </ul>
  *
  * <p>{@code head}, {@code list} and {@code delete} are never faulted. Each injected fault is
@@ -103,7 +106,25 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
     listener.injected(kind, op, key);
   }
 
+  /** {@code call} after the slow-store delay, if one is set. */
+  private <T> CompletableFuture<T> slow(
+      String op, String key, java.util.function.Supplier<CompletableFuture<T>> call) {
+    long ms = rates.slowMillis();
+    if (ms == 0) {
+      return call.get();
+    }
+    count(FaultKind.SLOW, op, key);
+    return CompletableFuture.supplyAsync(
+            () -> null, CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS))
+        .thenCompose(x -> call.get());
+  }
+
   private <T> CompletableFuture<T> write(
+      String op, String key, java.util.function.Supplier<CompletableFuture<T>> call) {
+    return slow(op, key, () -> writeNow(op, key, call));
+  }
+
+  private <T> CompletableFuture<T> writeNow(
       String op, String key, java.util.function.Supplier<CompletableFuture<T>> call) {
     FaultKind f = writeFault();
     if (f == FaultKind.WRITE_UNAVAILABLE) {
@@ -126,6 +147,11 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
   }
 
   private <T> CompletableFuture<T> read(
+      String op, String key, java.util.function.Supplier<CompletableFuture<T>> call) {
+    return slow(op, key, () -> readNow(op, key, call));
+  }
+
+  private <T> CompletableFuture<T> readNow(
       String op, String key, java.util.function.Supplier<CompletableFuture<T>> call) {
     if (readFault()) {
       count(FaultKind.READ_UNAVAILABLE, op, key);

@@ -125,6 +125,27 @@ class FaultInjectingStoreTest {
   }
 
   @Test
+  void aSlowStoreHoldsEveryDataCallBackAndThenAnswersIt() {
+    real.put("k", new byte[] {1, 2, 3}).join();
+    store.setRates(new FaultRates(0, 0, 0, 150));
+    long t0 = System.nanoTime();
+    CompletableFuture<byte[]> get = store.get("k");
+    CompletableFuture<Void> put = store.put("p", new byte[] {4});
+    assertThat(get).isNotDone();
+    assertThat(put).isNotDone();
+    assertThat(real.head("p").join()).as("a held-back put has not reached the store").isEmpty();
+    assertThat(get.join()).isEqualTo(new byte[] {1, 2, 3});
+    put.join();
+    assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+    assertThat(real.get("p").join()).isEqualTo(new byte[] {4});
+    assertThat(store.head("k").join()).isPresent();
+    assertThat(store.injected(FaultKind.SLOW)).isEqualTo(2);
+    store.setRates(FaultRates.OFF);
+    assertThat(store.get("k")).isCompleted();
+    assertThat(store.injected(FaultKind.SLOW)).isEqualTo(2);
+  }
+
+  @Test
   void fractionalRatesFailAboutThatFractionAndOnlyThoseWritesAreMissing() {
     store.setRates(new FaultRates(0.2, 0.1, 0));
     int n = 10_000;
@@ -163,6 +184,15 @@ class FaultInjectingStoreTest {
         .isEqualTo(new FaultRates(0.25, 0, 1));
     FaultRates r = new FaultRates(0.1, 0.05, 0.3);
     assertThat(FaultRates.parse(r.toText())).isEqualTo(r);
+    FaultRates slow = new FaultRates(0, 0, 0, 250);
+    assertThat(FaultRates.parse(slow.toText())).isEqualTo(slow);
+    assertThat(FaultRates.parse("slow_ms=40")).isEqualTo(new FaultRates(0, 0, 0, 40));
+    assertThatThrownBy(() -> FaultRates.parse("slow_ms=fast"))
+        .hasMessageContaining("slow_ms must be a whole number of milliseconds, got fast");
+    assertThatThrownBy(() -> FaultRates.parse("slow_ms=-1")).hasMessageContaining("slow_ms");
+    assertThatThrownBy(() -> FaultRates.parse("slow=1"))
+        .as("the log kind is not a file key")
+        .hasMessageContaining("unknown fault file keys [slow]");
     assertThatThrownBy(() -> FaultRates.parse("write_unavailble=0.1"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("write_unavailble");

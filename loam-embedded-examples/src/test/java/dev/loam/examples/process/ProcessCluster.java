@@ -117,8 +117,19 @@ public final class ProcessCluster implements AutoCloseable {
         new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     private final List<String> nodeArgs = new ArrayList<>();
     private LineListener lineListener = (node, line) -> {};
+    private Path faketimeLibrary;
 
     private Builder() {}
+
+    /**
+     * Runs every node under libfaketime ({@link Faketime}), so {@link #stepClock} can step one
+     * process's wall clock while it runs; its monotonic clock (timeouts, Ratis elections) stays
+     * real, as when NTP steps a host's clock.
+     */
+    public Builder steppableClocks() throws IOException, InterruptedException {
+      this.faketimeLibrary = Faketime.library();
+      return this;
+    }
 
     /**
      * Told about every line any node prints (from the threads that copy their output; must not
@@ -219,6 +230,22 @@ public final class ProcessCluster implements AutoCloseable {
 
   public Path log(int i) {
     return nodes.get(i).log;
+  }
+
+  /**
+   * Steps node {@code i}'s wall clock to {@code offset} from real time (zero puts it back); the
+   * process sees the step within about a second (libfaketime re-reads its file once a second).
+   * Needs {@link Builder#steppableClocks}.
+   */
+  public void stepClock(int i, Duration offset) throws IOException {
+    if (config.faketimeLibrary == null) {
+      throw new IllegalStateException("the cluster was built without steppableClocks()");
+    }
+    Faketime.writeOffset(clockFile(nodes.get(i)), offset);
+  }
+
+  private Path clockFile(Node n) {
+    return root.resolve(n.id + ".faketime");
   }
 
   /** What the current process of node {@code i} announced when it became ready. */
@@ -404,7 +431,15 @@ public final class ProcessCluster implements AutoCloseable {
       cmd.addAll(List.of("--kafka-port", Integer.toString(n.kafkaPort)));
     }
     cmd.addAll(config.nodeArgs);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    if (config.faketimeLibrary != null) {
+      Path clock = clockFile(n);
+      if (!Files.exists(clock)) {
+        Faketime.writeOffset(clock, Duration.ZERO);
+      }
+      Faketime.configure(pb.environment(), config.faketimeLibrary, clock);
+    }
+    Process p = pb.start();
     p.getOutputStream().close();
     CompletableFuture<Ready> ready = new CompletableFuture<>();
     synchronized (this) {

@@ -192,8 +192,10 @@ public final class EmbeddedMetastore implements Metastore {
       return CompletableFuture.failedFuture(unavailable);
     }
     // Refused before logging: one node with a fast clock must not push the metastore clock ahead
-    // and make every later commit stale (stream-engine.txt §3 commit window).
-    long now = clock.millis();
+    // and make every later commit stale (stream-engine.txt §3 commit window). Judged against the
+    // later of this clock and the metastore's (the largest stamp applied): a clock that stepped
+    // back must not make the stamps of a true clock look like the future.
+    long now = Math.max(clock.millis(), read(MetaReader::clockMillis));
     long stamp = command.origin().stampMillis();
     if (stamp > now + maxFutureStampMillis) {
       return CompletableFuture.completedFuture(

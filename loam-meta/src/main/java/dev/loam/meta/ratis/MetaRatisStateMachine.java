@@ -193,13 +193,13 @@ final class MetaRatisStateMachine extends BaseStateMachine {
 
   /**
    * Runs on the leader before a proposal is logged: refuses one stamped more than {@link
-   * MetaSettings#maxFutureStamp} ahead of the leader's clock (stream-engine.txt §3: "the meta
-   * leader refuses commands stamped more than 60 s ahead of its own clock"). The metastore clock is
-   * the highest stamp applied, so one node whose wall clock stepped ahead would otherwise move it
-   * for everyone: every other node's commits would turn stale and their renewals look late. The
-   * check needs the leader's clock, not the proposer's (the proposer's is the fast one), so it is
-   * here and not in {@link RatisMetastore#propose}. A proposal whose header does not decode is
-   * refused too: applying it would stop every replica.
+   * MetaSettings#maxFutureStamp} ahead of the leader's clock (or of the metastore clock, when that
+   * is later) (stream-engine.txt §3: "the meta leader refuses commands stamped more than 60 s ahead
+   * of its own clock"). The metastore clock is the highest stamp applied, so one node whose wall
+   * clock stepped ahead would otherwise move it for everyone: every other node's commits would turn
+   * stale and their renewals look late. The check needs the leader's clock, not the proposer's (the
+   * proposer's is the fast one), so it is here and not in {@link RatisMetastore#propose}. A
+   * proposal whose header does not decode is refused too: applying it would stop every replica.
    */
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
@@ -207,7 +207,12 @@ final class MetaRatisStateMachine extends BaseStateMachine {
     String refusal;
     try {
       Origin o = CommandCodec.decodeOrigin(request.getMessage().getContent().toByteArray());
-      long now = clock.millis();
+      long leaderClock = clock.millis();
+      long metastoreClock = read(MetaReader::clockMillis);
+      // The later of the two: a leader whose clock stepped back must not refuse every true stamp
+      // (the metastore clock, the largest stamp applied, is near the true time while the other
+      // nodes renew).
+      long now = Math.max(leaderClock, metastoreClock);
       refusal =
           o.stampMillis() > now + maxFutureStampMillis
               ? FUTURE_STAMP_MARKER
@@ -216,7 +221,9 @@ final class MetaRatisStateMachine extends BaseStateMachine {
                   + " stamp="
                   + o.stampMillis()
                   + " leaderClock="
-                  + now
+                  + leaderClock
+                  + " metastoreClock="
+                  + metastoreClock
                   + " maxFutureStampMillis="
                   + maxFutureStampMillis
               : null;

@@ -424,10 +424,12 @@ public final class RatisMetastore implements Metastore {
     if (refused != null) {
       return CompletableFuture.failedFuture(refused);
     }
-    // Refused before sending, with this replica's clock: a command stamped ahead of its own
-    // proposer. The leader checks again with its clock (MetaRatisStateMachine.startTransaction):
-    // that is the check that stops a node whose whole clock stepped ahead (stream-engine.txt §3).
-    long now = clock.millis();
+    // Refused before sending: a command stamped ahead of both this replica's clock and the
+    // metastore clock it has applied (a clock that stepped back must not make a true stamp look
+    // like the future). The leader checks again with its own clock
+    // (MetaRatisStateMachine.startTransaction): that is the check that stops a node whose whole
+    // clock stepped ahead (stream-engine.txt §3).
+    long now = Math.max(clock.millis(), stateMachine.read(MetaReader::clockMillis));
     long stamp = command.origin().stampMillis();
     if (stamp > now + maxFutureStampMillis) {
       return CompletableFuture.completedFuture(

@@ -100,4 +100,51 @@ class RatisFutureStampIT {
     assertThat(ok.outcome()).isInstanceOf(Outcome.NamespaceCreated.class);
     assertThat(ok.index()).isEqualTo(before + 2);
   }
+
+  @Test
+  void aReplicaWhoseClockSteppedBackStillProposesStampsOfTheTrueTime() {
+    cluster =
+        RatisTestCluster.start(
+            dir,
+            3,
+            MetaSettings.defaults(),
+            clock,
+            executor,
+            b -> b.electionTimeout(Duration.ofMillis(1_000), Duration.ofMillis(2_000)));
+    RatisMetastore leader = cluster.leader();
+    String slow = null;
+    for (String id : cluster.ids()) {
+      if (cluster.member(id) != leader) {
+        slow = id;
+      }
+    }
+    InstantSource behind = () -> Instant.ofEpochMilli(clock.millis() - 300_000);
+    cluster.stop(slow);
+    RatisMetastore stepped = cluster.start(slow, behind);
+    cluster.awaitInSync();
+    assertThat(
+            RatisTestCluster.get(
+                    leader.propose(
+                        new RegisterNode(new Origin("n1", 1, clock.millis()), "h:1", 1, "z")))
+                .outcome())
+        .isInstanceOf(Outcome.NodeRegistered.class);
+    RatisTestCluster.get(stepped.awaitApplied(leader.appliedIndex()));
+
+    // A renewal's stamp never falls behind the metastore clock (OwnershipAgent), so a node whose
+    // clock stepped back proposes stamps minutes ahead of its own clock: they are the true time
+    // and apply. Judged against its own clock alone, every one of them was refused, and the
+    // node was declared dead while running.
+    Applied a =
+        RatisTestCluster.get(
+            stepped.propose(new CreateNamespace(new Origin("n1", 1, clock.millis()), "true")));
+    assertThat(a.outcome()).isInstanceOf(Outcome.NamespaceCreated.class);
+    // Still refused: a stamp more than 60 s ahead of the true time.
+    Applied ahead =
+        RatisTestCluster.get(
+            stepped.propose(
+                new CreateNamespace(new Origin("n1", 1, clock.millis() + 61_000), "ahead")));
+    assertThat(ahead.outcome()).isInstanceOf(Outcome.Rejected.class);
+    assertThat(((Outcome.Rejected) ahead.outcome()).reason())
+        .isEqualTo(Outcome.RejectReason.FUTURE_STAMP);
+  }
 }

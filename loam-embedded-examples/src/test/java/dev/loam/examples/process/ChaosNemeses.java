@@ -1,0 +1,262 @@
+package dev.loam.examples.process;
+
+import dev.loam.examples.fault.FaultRates;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The faults of the process-level chaos tests, each a loop a thread runs until the chaos phase
+ * ends. {@link #killer} and {@link #storeFaults} are the three-node scenario's (one node killed at
+ * a time, store faults switched on and off); {@link #harsh} is the five-node scenario's: pauses
+ * longer than the liveness timeout, two nodes killed at once, wall-clock steps on one process,
+ * bursts of store throttling and a slow store, one at a time so that a majority is always up.
+ */
+final class ChaosNemeses {
+  /** The three-node scenario's store faults while they are on. */
+  static final FaultRates FAULTS_ON = new FaultRates(0.2, 0.1, 0.2);
+
+  /**
+   * A throttling burst: every read and write refused as transient (503 Slow Down) for about a
+   * second — shorter than the read path's retry budget (about 2.3 s), so fetches wait it out.
+   */
+  static final FaultRates THROTTLED = new FaultRates(1, 0, 1);
+
+  private final ChaosRun run;
+  private final long livenessMillis;
+
+  ChaosNemeses(ChaosRun run, long livenessMillis) {
+    this.run = run;
+    this.livenessMillis = livenessMillis;
+  }
+
+  /**
+   * 1-3 s after the previous node is ready again, kills a node with SIGKILL (the first and every
+   * other kill aims at the metastore leader, when one is known; the others at a random node),
+   * restarts it after 0.5-2 s (same id and data, a new epoch) and waits until it is ready, so at
+   * most one node is down at a time.
+   */
+  void killer(Random rnd) {
+    ProcessCluster cluster = run.cluster;
+    try {
+      for (int k = 0; run.chaos; k++) {
+        run.pause(1000 + rnd.nextInt(2000));
+        if (!run.chaos || run.chaosEndsIn() < 5) {
+          return;
+        }
+        OptionalInt leader = leader(k % 2 == 0);
+        int target =
+            k % 2 == 0 && leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
+        boolean wasLeader = leader.isPresent() && leader.getAsInt() == target;
+        cluster.kill9(target);
+        run.killEpoch.incrementAndGet();
+        String kill = cluster.nodeId(target) + (wasLeader ? " leader" : " other");
+        synchronized (run.kills) {
+          run.kills.add(kill);
+        }
+        log("kill -9 " + kill);
+        run.pause(500 + rnd.nextInt(1500));
+        restart(target);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      run.checker.violation("kill/restart failed: " + e);
+    }
+  }
+
+  /**
+   * Switches the store faults on for 3-6 s, off for 2-4 s, until the chaos ends; leaves them off.
+   */
+  void storeFaults(Random rnd) {
+    try {
+      while (run.chaos) {
+        run.writeFaults(FAULTS_ON);
+        run.faultToggles.incrementAndGet();
+        log("store faults on");
+        run.pause(3000 + rnd.nextInt(3000));
+        run.writeFaults(FaultRates.OFF);
+        log("store faults off");
+        run.pause(2000 + rnd.nextInt(2000));
+      }
+    } catch (IOException e) {
+      run.checker.violation("could not write the fault file: " + e);
+    } finally {
+      faultsOff();
+    }
+  }
+
+  /** The harsh scenario's faults, one at a time. */
+  enum Harsh {
+    /** SIGSTOP for twice the liveness timeout, then SIGCONT: the node was expired meanwhile. */
+    PAUSE,
+    /** Two of five nodes killed at once (one of them the metastore leader when known). */
+    MINORITY_KILL,
+    /** One process's wall clock steps 2-10 minutes back, or ahead on a non-leader, for seconds. */
+    CLOCK_STEP,
+    /** Every store call refused as throttled for about a second. */
+    THROTTLING_BURST,
+    /** Every store call held back 100-400 ms for a few seconds. */
+    SLOW_STORE
+  }
+
+  /**
+   * Runs the {@link Harsh} faults in rounds (each round every kind once, in a random order) with
+   * 1-2.5 s between them until the chaos phase ends; every kill and pause bumps the run's kill
+   * epoch (consumers lease again).
+   */
+  void harsh(Random rnd) {
+    List<Harsh> round = new ArrayList<>();
+    try {
+      while (run.chaos) {
+        run.pause(1000 + rnd.nextInt(1500));
+        if (!run.chaos || run.chaosEndsIn() < 8) {
+          return;
+        }
+        if (round.isEmpty()) {
+          round.addAll(List.of(Harsh.values()));
+          Collections.shuffle(round, rnd);
+        }
+        Harsh h = round.remove(0);
+        switch (h) {
+          case PAUSE -> pauseLongerThanLiveness(rnd);
+          case MINORITY_KILL -> killTwo(rnd);
+          case CLOCK_STEP -> stepClock(rnd);
+          case THROTTLING_BURST -> storeBurst(THROTTLED, 900 + rnd.nextInt(400), "throttling");
+          case SLOW_STORE ->
+              storeBurst(
+                  new FaultRates(0, 0, 0, 100 + rnd.nextInt(300)),
+                  3000 + rnd.nextInt(2000),
+                  "slow");
+        }
+        run.processFault(h.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      run.checker.violation("harsh fault failed: " + e);
+    } finally {
+      faultsOff();
+    }
+  }
+
+  private void pauseLongerThanLiveness(Random rnd) throws IOException, InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    OptionalInt leader = leader(rnd.nextBoolean());
+    int target = leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
+    long millis = 2 * livenessMillis + rnd.nextInt(1000);
+    cluster.pause(target);
+    run.killEpoch.incrementAndGet();
+    String what = cluster.nodeId(target) + (leader.isPresent() ? " leader" : " other");
+    log("SIGSTOP " + what + " for " + millis + " ms");
+    try {
+      Thread.sleep(millis);
+    } finally {
+      cluster.resume(target);
+      log("SIGCONT " + what);
+    }
+  }
+
+  private void killTwo(Random rnd) throws IOException, InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    OptionalInt leader = leader(true);
+    int first = leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
+    int second = (first + 1 + rnd.nextInt(cluster.size() - 1)) % cluster.size();
+    cluster.kill9(first);
+    cluster.kill9(second);
+    run.killEpoch.incrementAndGet();
+    String kill =
+        cluster.nodeId(first)
+            + "+"
+            + cluster.nodeId(second)
+            + (leader.isPresent() ? " minority with the leader" : " minority");
+    synchronized (run.kills) {
+      run.kills.add(kill);
+    }
+    log("kill -9 " + kill);
+    run.pause(500 + rnd.nextInt(1500));
+    restart(first);
+    restart(second);
+  }
+
+  /**
+   * Steps one process's wall clock 2-10 minutes back (any node) or ahead (a node that does not lead
+   * the metastore), and back to the true time 3-6 s later. Not ahead on the leader: its own clock
+   * is the one the future-stamp check trusts (stream-engine.txt §3), so a leader whose clock runs
+   * minutes ahead moves the metastore clock and every other node is declared dead and registers
+   * again — no acknowledged write is lost, but their appends are refused meanwhile
+   * (docs/design/metastore-ratis.md "Write path").
+   */
+  private void stepClock(Random rnd) throws IOException, InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    Duration step = Duration.ofSeconds((rnd.nextBoolean() ? 1 : -1) * (120 + rnd.nextInt(480)));
+    int target = rnd.nextInt(cluster.size());
+    if (!step.isNegative()) {
+      OptionalInt leader = leader(true);
+      if (leader.isPresent() && leader.getAsInt() == target) {
+        target = (target + 1 + rnd.nextInt(cluster.size() - 1)) % cluster.size();
+      }
+    }
+    cluster.stepClock(target, step);
+    log("clock of " + cluster.nodeId(target) + " steps by " + step.toSeconds() + " s");
+    try {
+      Thread.sleep(3000 + rnd.nextInt(3000));
+    } finally {
+      cluster.stepClock(target, Duration.ZERO);
+      log("clock of " + cluster.nodeId(target) + " steps back to real time");
+    }
+  }
+
+  private void storeBurst(FaultRates rates, long millis, String what) throws IOException {
+    run.writeFaults(rates);
+    run.faultToggles.incrementAndGet();
+    log("store " + what + " for " + millis + " ms");
+    try {
+      run.pause(millis);
+    } finally {
+      run.writeFaults(FaultRates.OFF);
+      log("store " + what + " over");
+    }
+  }
+
+  /** The metastore leader's index, waiting up to 10 s for one when {@code wait}; may be empty. */
+  private OptionalInt leader(boolean wait) throws InterruptedException {
+    OptionalInt leader = run.cluster.metastoreLeader();
+    if (wait && leader.isEmpty()) {
+      try {
+        leader = OptionalInt.of(run.cluster.awaitMetastoreLeader(Duration.ofSeconds(10)));
+      } catch (IllegalStateException e) {
+        // No leader announced (an election still running).
+      }
+    }
+    return leader;
+  }
+
+  private void restart(int target) throws IOException {
+    long t0 = System.nanoTime();
+    run.cluster.restart(target);
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    synchronized (run.kills) {
+      run.restartMillis.add(ms);
+    }
+    log("restarted " + run.cluster.nodeId(target) + " (ready after " + ms + " ms)");
+  }
+
+  private void faultsOff() {
+    try {
+      run.writeFaults(FaultRates.OFF);
+    } catch (IOException e) {
+      run.checker.violation("could not switch faults off: " + e);
+    }
+  }
+
+  private void log(String what) {
+    System.out.printf(Locale.ROOT, "chaos: %.1f s %s%n", run.sinceChaos(), what);
+  }
+}
