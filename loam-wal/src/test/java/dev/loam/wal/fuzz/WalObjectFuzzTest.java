@@ -97,8 +97,9 @@ class WalObjectFuzzTest {
             EnumSet.of(LoamException.Kind.CORRUPTION), () -> RecordBatches.parseAll(chunk));
       }
     }
-    if (!anySealed) {
-      // Sealed chunks carry random data keys and nonces: only plain objects rebuild byte for byte.
+    if (!anySealed && whole.header().version() == 1) {
+      // Sealed chunks carry random data keys and nonces, and a builder writes version 2 only with
+      // a sealed chunk: only v1 objects rebuild byte for byte.
       assertThat(rebuilt.build().bytes()).as("rebuilt object").isEqualTo(bytes);
     }
   }
