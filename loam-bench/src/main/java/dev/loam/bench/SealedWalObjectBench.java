@@ -74,6 +74,11 @@ public class SealedWalObjectBench {
     return b.build();
   }
 
+  /** Size of the object the open benchmark reads. */
+  public int objectSize() {
+    return object.size();
+  }
+
   @Benchmark
   public WalObject buildObject() {
     return build();
