@@ -3,11 +3,20 @@ package dev.loam.wal.object;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
-/** Layout constants of WAL object format v1 (docs/formats/wal-object-v1.md). */
+/**
+ * Layout constants of WAL object formats v1 and v2 (docs/formats/wal-object-v1.md,
+ * docs/formats/wal-object-v2.md).
+ */
 final class WalFormat {
   private WalFormat() {}
 
   static final int VERSION = 1;
+
+  /** Version of objects that hold at least one sealed chunk. */
+  static final int VERSION_SEALED = 2;
+
+  /** Index entry flag (v2): the chunk is a sealed chunk. */
+  static final int ENTRY_FLAG_SEALED = 0x01;
 
   static final int HEADER_MAGIC = 0x4C57414C; // "LWAL"
   static final int FOOTER_MAGIC = 0x4C574146; // "LWAF"
@@ -55,6 +64,13 @@ final class WalFormat {
   static final int F_MAGIC = F_FOOTER_CRC + 4;
   static final int FOOTER_SIZE = F_MAGIC + 4;
 
+  // Sealed chunk header (v2), relative to the chunk start.
+  static final int S_ALGORITHM = 0;
+  static final int S_RESERVED = S_ALGORITHM + 1;
+  static final int S_KEY_ID_LEN = S_RESERVED + 1;
+  static final int S_KEY_ID = S_KEY_ID_LEN + 2;
+
+  static final int MAX_KEY_ID_BYTES = 255;
   static final int MAX_NODE_ID_BYTES = 255;
   static final int MAX_CHUNKS = 1 << 20;
 

@@ -5,21 +5,29 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * An encoded WAL object (docs/formats/wal-object-v1.md) with its decoded header and chunk index.
- * Built by {@link WalObjectBuilder} or validated by {@link WalObjectReader#parse}. Immutable as
- * long as nobody writes {@link #bytes()}.
+ * An encoded WAL object (docs/formats/wal-object-v1.md, v2 with sealed chunks:
+ * docs/formats/wal-object-v2.md) with its decoded header and chunk index. Built by {@link
+ * WalObjectBuilder} or validated by {@link WalObjectReader#parse}. Immutable as long as nobody
+ * writes {@link #bytes()}.
  */
 public final class WalObject {
   private final byte[] bytes;
   private final WalHeader header;
   private final List<ChunkIndexEntry> chunks;
   private final long[] payloadOffsets; // by ticket; empty for parsed objects
+  private final boolean[] sealedTickets; // by ticket: offset is within the chunk's plaintext
 
-  WalObject(byte[] bytes, WalHeader header, List<ChunkIndexEntry> chunks, long[] payloadOffsets) {
+  WalObject(
+      byte[] bytes,
+      WalHeader header,
+      List<ChunkIndexEntry> chunks,
+      long[] payloadOffsets,
+      boolean[] sealedTickets) {
     this.bytes = bytes;
     this.header = header;
     this.chunks = List.copyOf(chunks);
     this.payloadOffsets = payloadOffsets;
+    this.sealedTickets = sealedTickets;
   }
 
   /**
@@ -54,19 +62,52 @@ public final class WalObject {
    * added payload's length.
    *
    * @throws LoamException INVALID if the ticket was not issued for this object (parsed objects have
-   *     no tickets)
+   *     no tickets), or its chunk is sealed (its payloads have no position in the object's bytes:
+   *     see {@link #plaintextOffset})
    */
   public long payloadOffset(int ticket) {
+    checkTicket(ticket);
+    if (sealedTickets[ticket]) {
+      throw new LoamException(
+          LoamException.Kind.INVALID,
+          "wal object ticket is in a sealed chunk, use plaintextOffset ticket=" + ticket);
+    }
+    return payloadOffsets[ticket];
+  }
+
+  /** Whether the payload added with this ticket went into a sealed chunk. */
+  public boolean isSealed(int ticket) {
+    checkTicket(ticket);
+    return sealedTickets[ticket];
+  }
+
+  /**
+   * Position of a sealed chunk's payload in that chunk's plaintext ({@link
+   * WalObjectReader#openChunk}); its length is the added payload's length.
+   *
+   * @throws LoamException INVALID if the ticket was not issued or its chunk is plain
+   */
+  public long plaintextOffset(int ticket) {
+    checkTicket(ticket);
+    if (!sealedTickets[ticket]) {
+      throw new LoamException(
+          LoamException.Kind.INVALID,
+          "wal object ticket is in a plain chunk, use payloadOffset ticket=" + ticket);
+    }
+    return payloadOffsets[ticket];
+  }
+
+  private void checkTicket(int ticket) {
     if (ticket < 0 || ticket >= payloadOffsets.length) {
       throw new LoamException(
           LoamException.Kind.INVALID,
           "wal object unknown ticket=" + ticket + " tickets=" + payloadOffsets.length);
     }
-    return payloadOffsets[ticket];
   }
 
   /**
-   * A read-only view of chunk {@code i}'s bytes.
+   * A read-only view of chunk {@code i}'s stored bytes (for a sealed chunk: header, ciphertext and
+   * tag).
    *
    * @throws LoamException INVALID if {@code i} is out of range
    */

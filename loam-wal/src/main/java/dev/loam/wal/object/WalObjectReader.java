@@ -16,10 +16,11 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Decodes and validates WAL objects v1 (docs/formats/wal-object-v1.md) from bytes the caller has
- * read: a tail (footer + index) for the segmenter, a single chunk for fetch, or the whole object.
- * Stateless and thread-safe. Corruption messages name the field and expected/actual values; the
- * caller appends {@code key=<object key>}.
+ * Decodes and validates WAL objects v1 and v2 (docs/formats/wal-object-v1.md,
+ * docs/formats/wal-object-v2.md) from bytes the caller has read: a tail (footer + index) for the
+ * segmenter, a single chunk for fetch, or the whole object. Sealed chunks (v2) are opened with
+ * {@link #openChunk}. Stateless and thread-safe. Corruption messages name the field and
+ * expected/actual values; the caller appends {@code key=<object key>}.
  */
 public final class WalObjectReader {
   /** A first tail read of this size covers the footer and index of typical objects. */
@@ -119,7 +120,7 @@ public final class WalObjectReader {
   }
 
   private static void checkVersion(int version, String where) {
-    if (version != WalFormat.VERSION) {
+    if (version != WalFormat.VERSION && version != WalFormat.VERSION_SEALED) {
       // CRC-valid but unknown: a newer writer, not damage (read-compatibility matrix).
       throw new LoamException(
           LoamException.Kind.INVALID,
@@ -127,6 +128,8 @@ public final class WalObjectReader {
               + version
               + " supported="
               + WalFormat.VERSION
+              + ".."
+              + WalFormat.VERSION_SEALED
               + " field="
               + where);
     }
@@ -206,7 +209,9 @@ public final class WalObjectReader {
       }
       int eflags = BigEndian.getU8(tail, p + WalFormat.E_FLAGS);
       int reserved = BigEndian.getU16(tail, p + WalFormat.E_RESERVED);
-      if (eflags != 0 || reserved != 0) {
+      int allowedFlags =
+          footer.version() == WalFormat.VERSION_SEALED ? WalFormat.ENTRY_FLAG_SEALED : 0;
+      if ((eflags & ~allowedFlags) != 0 || reserved != 0) {
         throw new CorruptionException(
             "wal index entry flags/reserved not zero flags="
                 + eflags
@@ -254,7 +259,8 @@ public final class WalObjectReader {
               enc,
               offset,
               (int) length,
-              BigEndian.getInt(tail, p + WalFormat.E_CRC)));
+              BigEndian.getInt(tail, p + WalFormat.E_CRC),
+              (eflags & WalFormat.ENTRY_FLAG_SEALED) != 0));
       expectedOffset = offset + length;
     }
     if (expectedOffset != footer.indexOffset()) {
@@ -303,7 +309,7 @@ public final class WalObjectReader {
     for (ChunkIndexEntry e : index.chunks()) {
       verifyChunk(ByteBuffer.wrap(whole, (int) e.offset(), e.length()), e);
     }
-    return new WalObject(whole, header, index.chunks(), new long[0]);
+    return new WalObject(whole, header, index.chunks(), new long[0], new boolean[0]);
   }
 
   /**
@@ -383,5 +389,28 @@ public final class WalObjectReader {
       throw new CorruptionException(
           "wal chunk crc mismatch expected=" + hex(e.crc32c()) + " actual=" + hex(actual) + who);
     }
+  }
+
+  /**
+   * Verifies chunk {@code chunkIndex} of an object (position to limit of {@code chunk}; not moved)
+   * and returns its payloads: the bytes themselves for a plain chunk, the verified plaintext for a
+   * sealed chunk.
+   *
+   * @param objectKey the key the object was read from (bound into sealed chunks)
+   * @param keys resolves the key-encryption key a sealed chunk names; not called for plain chunks
+   * @throws CorruptionException on a length or CRC mismatch, or a sealed chunk that fails to unwrap
+   *     or authenticate
+   * @throws LoamException as {@link KeyResolver#resolve}; a destroyed key is {@link
+   *     dev.loam.error.KeyDestroyedException}
+   */
+  public static ByteBuffer openChunk(
+      ByteBuffer chunk, ChunkIndexEntry e, int chunkIndex, String objectKey, KeyResolver keys) {
+    verifyChunk(chunk, e);
+    if (!e.sealed()) {
+      return chunk.slice();
+    }
+    SealedChunk.Binding binding =
+        new SealedChunk.Binding(objectKey, e.streamId(), e.partition(), chunkIndex);
+    return ByteBuffer.wrap(SealedChunk.open(chunk, binding, e.encoding(), keys));
   }
 }

@@ -45,5 +45,6 @@ public final class GoldenFilesWriter {
             GoldenFixtures.settings(Compression.LZ4), GoldenFixtures.records()));
     Files.write(dir.resolve(GoldenFixtures.WAL_V1), GoldenFixtures.walObject().bytes());
     Files.write(dir.resolve(GoldenFixtures.SEGMENT_V1), GoldenFixtures.segment().bytes());
+    Files.write(dir.resolve(GoldenFixtures.WAL_V2), GoldenFixtures.walObjectV2().bytes());
   }
 }

@@ -8,11 +8,13 @@ import dev.loam.wal.batch.RecordBatchEncoder;
 import dev.loam.wal.batch.RecordData;
 import dev.loam.wal.batch.TimestampType;
 import dev.loam.wal.object.ChunkEncoding;
+import dev.loam.wal.object.KeyEncryptionKey;
 import dev.loam.wal.object.WalObject;
 import dev.loam.wal.object.WalObjectBuilder;
 import dev.loam.wal.ulid.Ulid;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /** The fixed inputs behind the golden files. Never change them: the files are decoded forever. */
 final class GoldenFixtures {
@@ -25,6 +27,7 @@ final class GoldenFixtures {
   static final String BATCH_LZ4 = "record-batch-v2-lz4.bin";
   static final String WAL_V1 = "wal-object-v1.bin";
   static final String SEGMENT_V1 = "segment-v1.bin";
+  static final String WAL_V2 = "wal-object-v2.bin";
 
   static final Ulid ULID = Ulid.parse("01J0GXQ2E4KX9V0M3N5P6R8S9T");
   static final String NODE_ID = "node-a";
@@ -63,6 +66,43 @@ final class GoldenFixtures {
     b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
     b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
     b.add(4, 1, ChunkEncoding.ARROW, new byte[] {(byte) 0xff, 0x00, 0x41});
+    return b.build();
+  }
+
+  static final String OBJECT_KEY_V2 =
+      "wal/standard/cluster-1/node-a/01J0GXQ2E4KX9V0M3N5P6R8S9T.wal";
+
+  /** Key-encryption keys of the v2 golden: material bytes 1..32 and 101..132. */
+  static KeyEncryptionKey kek(int which) {
+    byte[] m = new byte[32];
+    for (int i = 0; i < m.length; i++) {
+      m[i] = (byte) (which * 100 + i + 1 - 100);
+    }
+    return new KeyEncryptionKey(
+        which == 1 ? "ns-1/01J0GXQ2E4KX9V0M3N5P6R8S9A" : "ns-2/01J0GXQ2E4KX9V0M3N5P6R8S9B", m);
+  }
+
+  /**
+   * WAL object v2: plain stream 1 partition 0 (two {@link #batchNone()}), stream 5 partition 0
+   * sealed under {@code kek(1)} ({@link #batchNone()}), stream 6 partition 3 sealed under {@code
+   * kek(2)} (one-record batch), plain ARROW stream 8 partition 1. Data keys and nonces come from
+   * {@code SplittableRandom(96)}.
+   */
+  static WalObject walObjectV2() {
+    WalObjectBuilder b =
+        new WalObjectBuilder(
+            NODE_ID, ULID, DurabilityClass.STANDARD, OBJECT_KEY_V2, new SplittableRandom(96));
+    b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
+    b.add(5, 0, ChunkEncoding.KAFKA, batchNone(), kek(1));
+    b.add(
+        6,
+        3,
+        ChunkEncoding.KAFKA,
+        RecordBatchEncoder.encode(
+            BatchSettings.plain(Compression.NONE), List.of(RecordData.of(5L, null, utf8("z")))),
+        kek(2));
+    b.add(1, 0, ChunkEncoding.KAFKA, batchNone());
+    b.add(8, 1, ChunkEncoding.ARROW, new byte[] {(byte) 0xff, 0x00, 0x41});
     return b.build();
   }
 

@@ -174,7 +174,7 @@ class WalObjectTest {
   void newerVersionIsUnsupportedNotCorrupt() {
     byte[] b = sample().bytes().clone();
     int f = b.length - 28;
-    b[f + 17] = 2; // footer version = 2, then re-seal the footer CRC as a v2 writer would
+    b[f + 17] = 3; // footer version = 3, then re-seal the footer CRC as a v3 writer would
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
     crc.update(b, f, 20);
     int v = (int) crc.getValue();
@@ -186,6 +186,6 @@ class WalObjectTest {
     Throwable t =
         org.assertj.core.api.Assertions.catchThrowable(() -> WalObjectReader.parse(bytes));
     assertThat(kind(t)).isEqualTo(LoamException.Kind.INVALID);
-    assertThat(t).hasMessageContaining("unsupported wal object version=2 supported=1");
+    assertThat(t).hasMessageContaining("unsupported wal object version=3 supported=1..2");
   }
 }
