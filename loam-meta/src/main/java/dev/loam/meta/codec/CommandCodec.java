@@ -43,6 +43,7 @@ import dev.loam.meta.command.TransferStream;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.batch.Compression;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -678,7 +679,7 @@ public final class CommandCodec {
         .u8(c.durabilityClass().code())
         .i64(c.retentionMillis())
         .i64(c.retentionBytes())
-        .u8(c.cleanupPolicy().code());
+        .u8(c.cleanupPolicy().code() | (c.compression().code() << 4));
   }
 
   /** Reads a stream configuration written by {@link #writeConfig}. */
@@ -693,7 +694,16 @@ public final class CommandCodec {
     }
     long retentionMillis = r.i64(field + ".retentionMillis");
     long retentionBytes = r.i64(field + ".retentionBytes");
-    int policyCode = r.u8(field + ".cleanupPolicy");
+    int policyByte = r.u8(field + ".cleanupPolicy");
+    // Bits 0-3 the policy, bits 4-6 the default codec (Kafka's id), bit 7 reserved.
+    if ((policyByte & 0x80) != 0) {
+      throw r.corrupt(field + ".cleanupPolicy", "reserved bit 7 set byte=" + policyByte);
+    }
+    int codecCode = policyByte >>> 4;
+    if (codecCode > Compression.ZSTD.code()) {
+      throw r.corrupt(field + ".compression", "unknown codec id=" + codecCode);
+    }
+    int policyCode = policyByte & 0x0F;
     StreamConfig.CleanupPolicy policy = null;
     for (StreamConfig.CleanupPolicy p : StreamConfig.CleanupPolicy.values()) {
       if (p.code() == policyCode) {
@@ -703,7 +713,8 @@ public final class CommandCodec {
     if (policy == null) {
       throw r.corrupt(field + ".cleanupPolicy", "unknown code=" + policyCode);
     }
-    return new StreamConfig(partitions, dc, retentionMillis, retentionBytes, policy);
+    return new StreamConfig(
+        partitions, dc, retentionMillis, retentionBytes, policy, Compression.fromCode(codecCode));
   }
 
   /** Writes a consumer lease (shared with outcomes and snapshots). */

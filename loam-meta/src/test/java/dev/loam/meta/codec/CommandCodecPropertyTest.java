@@ -120,7 +120,8 @@ class CommandCodecPropertyTest {
             Arbitraries.of(DurabilityClass.class),
             Arbitraries.longs(),
             Arbitraries.longs(),
-            Arbitraries.of(StreamConfig.CleanupPolicy.class))
+            Arbitraries.of(StreamConfig.CleanupPolicy.class),
+            Arbitraries.of(dev.loam.wal.batch.Compression.class))
         .as(StreamConfig::new);
   }
 
