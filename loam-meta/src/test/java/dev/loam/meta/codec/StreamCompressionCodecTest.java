@@ -42,6 +42,30 @@ class StreamCompressionCodecTest {
   }
 
   @Test
+  void aSnapshotKeepsTheStreamsCodecInTheVersionItHadWithoutOne() {
+    dev.loam.meta.MetaSettings settings = dev.loam.meta.MetaSettings.defaults();
+    Origin o = new Origin("n1", 1, 1_780_000_000_000L);
+    dev.loam.meta.state.MetaStateMachine plain = new dev.loam.meta.state.MetaStateMachine(settings);
+    dev.loam.meta.state.MetaStateMachine zstd = new dev.loam.meta.state.MetaStateMachine(settings);
+    plain.apply(1, new dev.loam.meta.command.RegisterNode(o, "h:1", 1, "az"));
+    zstd.apply(1, new dev.loam.meta.command.RegisterNode(o, "h:1", 1, "az"));
+    plain.apply(2, new CreateStream(o, "default", "s", StreamConfig.standard(2)));
+    zstd.apply(
+        2,
+        new CreateStream(
+            o, "default", "s", StreamConfig.standard(2).withCompression(Compression.ZSTD)));
+    byte[] a = plain.snapshot();
+    byte[] b = zstd.snapshot();
+    assertThat(b).hasSameSizeAs(a);
+    assertThat(MetaGoldenFilesExtTest.version(b)).isEqualTo(MetaGoldenFilesExtTest.version(a));
+    dev.loam.meta.state.MetaStateMachine restored =
+        dev.loam.meta.state.MetaStateMachine.restore(b, settings);
+    assertThat(restored.reader().stream("default", "s").orElseThrow().config().compression())
+        .isEqualTo(Compression.ZSTD);
+    assertThat(restored.snapshot()).isEqualTo(b);
+  }
+
+  @Test
   void anUnknownCodecOrTheReservedBitIsCorruption() {
     byte[] b = encode(StreamConfig.standard(1));
     b[b.length - 1] = (byte) (5 << 4);
