@@ -103,6 +103,19 @@ public interface Log {
       Runnable admission);
 
   /**
+   * As {@link #append(String, String, List, ProducerIdentity)} ({@code producer} null for a plain
+   * append), with each partition's batch compressed with {@code compression} instead of the
+   * stream's default codec ({@link StreamSpec#compression()}). Encoded on the calling thread; the
+   * size limit applies to the compressed bytes.
+   */
+  CompletableFuture<AppendResult> append(
+      String namespace,
+      String stream,
+      List<AppendRecord> records,
+      ProducerIdentity producer,
+      Compression compression);
+
+  /**
    * Reads records of one partition from {@code offset}, at most about {@code maxBytes} of batches
    * (at least one batch if any is available). If {@code offset} equals the high watermark, waits up
    * to {@code maxWait} for records (long-poll, no parked thread) and then completes, possibly

@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param standardFlushInterval how long standard-class appends wait to share a WAL object (250 ms)
  * @param expressFlushInterval the same for express (5 ms)
  * @param walObjectMaxBytes a WAL object is flushed early once it reaches this size (8 MiB)
- * @param maxObjectsInFlight WAL objects of one class being written at once (4); their commits still
- *     go one at a time, in order
+ * @param maxObjectsInFlight WAL objects of one class being written at once (4); their commits go in
+ *     order, one proposal at a time, the objects whose PUTs are done together in one proposal
  * @param commitBudget no new PUT or commit attempt starts this long after the object's ULID time
  *     (60 s, stream-engine.txt §3)
  * @param maxBufferedBytes appends beyond this many unflushed bytes fail UNAVAILABLE (backpressure)

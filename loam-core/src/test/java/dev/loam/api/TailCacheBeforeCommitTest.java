@@ -6,6 +6,7 @@ import dev.loam.meta.Applied;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.testing.ForwardingMetastore;
 import dev.loam.testing.TestCluster;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,7 @@ class TailCacheBeforeCommitTest {
     @Override
     public CompletableFuture<Applied> propose(Command command) {
       CompletableFuture<Applied> applied = delegate.propose(command);
-      if (!(command instanceof CommitWal)) {
+      if (!(command instanceof CommitWal) && !(command instanceof CommitWalGroup)) {
         return applied;
       }
       CompletableFuture<Applied> answer = new CompletableFuture<>();

@@ -55,6 +55,9 @@ import net.jqwik.api.statistics.Statistics;
  *   <li>appends acknowledged as new records of one partition got offsets in submission order;
  *   <li>every future of a live node completes (no lost verdicts or lost long-poll wakeups).
  * </ul>
+ *
+ * <p>Bursts of appends behind a slow PUT make the writer commit several objects in one proposal (a
+ * CommitWalGroup), so the scripted commit faults also hit groups.
  */
 class WritePathPropertyTest {
   private static final String NS = "ns";
@@ -95,6 +98,14 @@ class WritePathPropertyTest {
   record Outage(int kind) implements Op {}
 
   record Settle() implements Op {}
+
+  /**
+   * Appends not awaited, one WAL object each (a flush interval apart), the first object's PUT slow:
+   * the younger objects are written first and commit with it as one group. {@code outage} as in
+   * {@link Outage} (0 none; 4: one commit applied with its answer lost, then refusals past the
+   * budget), scripted as the burst starts, so it hits the group.
+   */
+  record Burst(int stream, int appends, int outage) implements Op {}
 
   record Crash() implements Op {}
 
@@ -175,6 +186,18 @@ class WritePathPropertyTest {
             Tuple.of(14, faults),
             Tuple.of(2, outage),
             Tuple.of(6, Arbitraries.just(new Settle())),
+            Tuple.of(
+                6,
+                Combinators.combine(
+                        raw,
+                        Arbitraries.integers().between(2, 5),
+                        Arbitraries.frequency(
+                            Tuple.of(4, 0),
+                            Tuple.of(1, 1),
+                            Tuple.of(1, 2),
+                            Tuple.of(1, 3),
+                            Tuple.of(2, 4)))
+                    .as(Burst::new)),
             Tuple.of(3, Arbitraries.just(new Crash())),
             Tuple.of(2, Arbitraries.just(new Takeover())),
             Tuple.of(2, raw.map(ZombieAppend::new)),
@@ -197,6 +220,9 @@ class WritePathPropertyTest {
       }
       run.settle();
       run.verify();
+      for (int size : run.meta.proposalSizes()) {
+        Statistics.label("objects per commit proposal").collect(size == 1 ? "1" : ">1");
+      }
       for (Attempt a : run.attempts) {
         Statistics.label("verdict")
             .collect(
@@ -420,13 +446,16 @@ class WritePathPropertyTest {
         if (o.kind() == 0) {
           store.script(Collections.nCopies(6, FaultyObjectStore.Fault.UNAVAILABLE));
         } else {
-          FaultyMetastore.Fault f =
-              switch (o.kind()) {
-                case 1 -> FaultyMetastore.Fault.UNAVAILABLE_BEFORE_LOGGING;
-                case 2 -> FaultyMetastore.Fault.UNKNOWN_NOT_APPLIED;
-                default -> FaultyMetastore.Fault.APPLIED_BUT_ANSWER_LOST;
-              };
-          meta.script(Collections.nCopies(6, f), FaultyMetastore.Fault.NONE);
+          commitOutage(o.kind());
+        }
+      } else if (op instanceof Burst b) {
+        if (b.outage() > 0) {
+          commitOutage(b.outage());
+        }
+        store.script(List.of(FaultyObjectStore.Fault.SLOW));
+        for (int i = 0; i < b.appends(); i++) {
+          append(new Append(b.stream(), List.of(i % 3), false, false));
+          Thread.sleep(8); // past the 5 ms flush interval: the next append opens a new object
         }
       } else if (op instanceof Settle) {
         settle();
@@ -496,6 +525,24 @@ class WritePathPropertyTest {
         resolve(a, System.currentTimeMillis() + VERDICT_MS);
       }
       return a;
+    }
+
+    /** Commit faults long enough to outlast one object's budget; see {@link Outage}, Burst. */
+    void commitOutage(int kind) {
+      if (kind == 4) {
+        List<FaultyMetastore.Fault> faults = new ArrayList<>();
+        faults.add(FaultyMetastore.Fault.APPLIED_BUT_ANSWER_LOST);
+        faults.addAll(Collections.nCopies(8, FaultyMetastore.Fault.UNAVAILABLE_BEFORE_LOGGING));
+        meta.script(faults, FaultyMetastore.Fault.NONE);
+        return;
+      }
+      FaultyMetastore.Fault f =
+          switch (kind) {
+            case 1 -> FaultyMetastore.Fault.UNAVAILABLE_BEFORE_LOGGING;
+            case 2 -> FaultyMetastore.Fault.UNKNOWN_NOT_APPLIED;
+            default -> FaultyMetastore.Fault.APPLIED_BUT_ANSWER_LOST;
+          };
+      meta.script(Collections.nCopies(6, f), FaultyMetastore.Fault.NONE);
     }
 
     void append(Append op) throws Exception {

@@ -8,19 +8,26 @@ import dev.loam.store.ForwardingObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Wraps a real store and injects failures into {@code create}: 503-like refusals, and writes that
- * land but whose answer is lost (outcome unknown). Counts GETs so tests can see cache hits.
+ * Wraps a real store and injects failures into {@code create}: 503-like refusals, writes that land
+ * but whose answer is lost (outcome unknown), and slow writes (answered after {@link #SLOW_MILLIS},
+ * so younger objects' PUTs finish first and their commits queue behind it). Counts GETs so tests
+ * can see cache hits.
  */
 public final class FaultyObjectStore extends ForwardingObjectStore {
   /** What to do with one create. */
   public enum Fault {
     NONE,
     UNAVAILABLE,
-    WRITTEN_BUT_ANSWER_LOST
+    WRITTEN_BUT_ANSWER_LOST,
+    SLOW
   }
+
+  /** How late a {@link Fault#SLOW} create is answered. */
+  public static final long SLOW_MILLIS = 30;
 
   private final List<Fault> script = new ArrayList<>();
   private final AtomicInteger gets = new AtomicInteger();
@@ -55,6 +62,10 @@ public final class FaultyObjectStore extends ForwardingObjectStore {
                   v -> {
                     throw new StoreOutcomeUnknownException("injected timeout key=" + key);
                   });
+      case SLOW ->
+          CompletableFuture.runAsync(
+                  () -> {}, CompletableFuture.delayedExecutor(SLOW_MILLIS, TimeUnit.MILLISECONDS))
+              .thenCompose(v -> delegate.create(key, bytes));
       case NONE -> delegate.create(key, bytes);
     };
   }

@@ -9,6 +9,7 @@ import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.embedded.EmbeddedMetastore;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -48,14 +49,14 @@ final class FaultyMetastore implements Metastore {
   @Override
   public CompletableFuture<Applied> propose(Command command) {
     if (noMajority != null) {
-      if (command instanceof CommitWal) {
+      if (command instanceof CommitWal || command instanceof CommitWalGroup) {
         proposedWithoutMajority.incrementAndGet();
       }
       return CompletableFuture.failedFuture(
           new LoamException(Kind.OUTCOME_UNKNOWN, "no answer from a majority: " + noMajority));
     }
     CompletableFuture<Applied> f = delegate.propose(command);
-    if (loseCommitAnswers && command instanceof CommitWal) {
+    if (loseCommitAnswers && (command instanceof CommitWal || command instanceof CommitWalGroup)) {
       return f.thenCompose(
           a ->
               CompletableFuture.failedFuture(

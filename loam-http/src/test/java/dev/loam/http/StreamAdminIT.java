@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,33 @@ class StreamAdminIT {
   private static JsonNode withoutOwner(JsonNode description) {
     ((ObjectNode) description).remove("owner");
     return description;
+  }
+
+  @Test
+  void aStreamCreatedWithACodecDescribesItKeepsItOnPatchAndServesItsRecords() {
+    for (String codec : List.of("gzip", "snappy", "lz4", "zstd")) {
+      String path = "/v1/namespaces/ns/streams/c-" + codec;
+      HttpResponse<String> r =
+          h.post(
+              "/v1/namespaces/ns/streams",
+              "{\"name\":\"c-" + codec + "\",\"compression\":\"" + codec + "\"}");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+      assertThat(json(r).path("compression").asText()).isEqualTo(codec);
+      String value = "{\\\"level\\\":\\\"INFO\\\",\\\"msg\\\":\\\"" + codec + "\\\"}";
+      r = h.post(path + "/records", "{\"records\":[{\"value\":\"" + value + "\"}]}");
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode fetched = json(h.get(path + "/partitions/0/records?offset=0"));
+      assertThat(fetched.path("records").get(0).path("value").asText())
+          .isEqualTo("{\"level\":\"INFO\",\"msg\":\"" + codec + "\"}");
+      r = patch(path, "{\"retention_ms\":60000}");
+      assertThat(json(r).path("compression").asText()).isEqualTo(codec);
+    }
+    assertThat(json(h.get(S)).path("compression").asText()).isEqualTo("none");
+    assertProblem(
+        h.post("/v1/namespaces/ns/streams", "{\"name\":\"bad\",\"compression\":\"brotli\"}"),
+        400,
+        "invalid",
+        "compression=brotli");
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.loam.meta.Metastore;
 import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.codec.OutcomeCodec;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.state.MetaStateMachine;
 import java.util.List;
@@ -74,6 +75,12 @@ public final class SimMetastore implements Metastore {
     public long leaderChanges;
     public long replicaStalls;
 
+    /** CommitWalGroup proposals, the objects they carried, and how many of them a fault hit. */
+    public long commitGroups;
+
+    public long groupedObjects;
+    public long groupFaults;
+
     @Override
     public String toString() {
       return "proposals="
@@ -91,7 +98,13 @@ public final class SimMetastore implements Metastore {
           + " leaderChanges="
           + leaderChanges
           + " replicaStalls="
-          + replicaStalls;
+          + replicaStalls
+          + " commitGroups="
+          + commitGroups
+          + " groupedObjects="
+          + groupedObjects
+          + " groupFaults="
+          + groupFaults;
     }
   }
 
@@ -205,6 +218,13 @@ public final class SimMetastore implements Metastore {
         fault = 2;
       } else if (r < faults.refused() + faults.lostBeforeLog() + faults.answerLost()) {
         fault = 3;
+      }
+    }
+    if (command instanceof CommitWalGroup g) {
+      stats.commitGroups++;
+      stats.groupedObjects += g.members().size();
+      if (fault != 0) {
+        stats.groupFaults++;
       }
     }
     int f0 = fault;

@@ -416,5 +416,8 @@ public final class Simulation {
     ctx.put("meta.futureStamp", meta.stats().futureStamp);
     ctx.put("meta.leaderChanges", meta.stats().leaderChanges);
     ctx.put("meta.replicaStalls", meta.stats().replicaStalls);
+    ctx.put("meta.commitGroups", meta.stats().commitGroups);
+    ctx.put("meta.groupedObjects", meta.stats().groupedObjects);
+    ctx.put("meta.groupFaults", meta.stats().groupFaults);
   }
 }

@@ -79,6 +79,25 @@ class ClusterSimTest {
     assertThat(r.counts().get("readYourWritesChecked")).as(r.report()).isGreaterThan(10L);
   }
 
+  /**
+   * Grouped commits are exercised under the fault model: within the first seeds, some node proposes
+   * CommitWalGroups and a fault (refused, lost before logging, applied with its answer lost) hits
+   * one, and the invariants (no acknowledged loss, dense offsets, no record twice) still hold.
+   */
+  @Example
+  void commitGroupsAreProposedAndFaultedAndTheInvariantsHold() {
+    long grouped = 0;
+    long faulted = 0;
+    for (long seed = 1; seed <= 40 && faulted == 0; seed++) {
+      Simulation.Result r = Simulation.run(seed);
+      check(r);
+      grouped += r.counts().getOrDefault("meta.commitGroups", 0L);
+      faulted += r.counts().getOrDefault("meta.groupFaults", 0L);
+    }
+    assertThat(grouped).isGreaterThan(0L);
+    assertThat(faulted).isGreaterThan(0L);
+  }
+
   /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */
   @Example
   void replay() {
@@ -92,6 +111,11 @@ class ClusterSimTest {
     Statistics.collect(r.counts().getOrDefault("crashes", 0L) > 0 ? "crash" : "no crash");
     Statistics.label("faults")
         .collect(r.counts().getOrDefault("meta.futureStamp", 0L) > 0 ? "future stamp" : "-");
+    Statistics.label("commit groups")
+        .collect(
+            r.counts().getOrDefault("meta.groupFaults", 0L) > 0
+                ? "grouped, a group faulted"
+                : r.counts().getOrDefault("meta.commitGroups", 0L) > 0 ? "grouped" : "none");
     assertThat(r.violations()).as(r.report()).isEmpty();
     assertThat(r.counts().get("acked")).as(r.report()).isGreaterThan(0L);
   }

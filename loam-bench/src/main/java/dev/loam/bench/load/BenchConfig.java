@@ -50,7 +50,9 @@ public record BenchConfig(
     String zoneStore,
     LatencyModel.Profile latency,
     String coCorrection,
-    long seed) {
+    long seed,
+    String compression,
+    String payload) {
 
   public BenchConfig {
     if (producers < 1
@@ -85,7 +87,17 @@ public record BenchConfig(
     if (!coCorrection.equals("intended") && !coCorrection.equals("expected-interval")) {
       throw new IllegalArgumentException("--co-correction is intended or expected-interval");
     }
+    if (!COMPRESSIONS.contains(compression)) {
+      throw new IllegalArgumentException(
+          "--compression is one of " + String.join(", ", COMPRESSIONS) + ", got " + compression);
+    }
+    if (!payload.equals("random") && !payload.equals("json")) {
+      throw new IllegalArgumentException("--payload is random or json, got " + payload);
+    }
   }
+
+  /** The values of {@code --compression}: Kafka's codec names. */
+  static final List<String> COMPRESSIONS = List.of("none", "gzip", "snappy", "lz4", "zstd");
 
   /** The values of {@code --transport}. */
   static final List<String> TRANSPORTS = List.of("embedded", "http", "kafka");
@@ -114,7 +126,9 @@ public record BenchConfig(
         "file",
         LatencyModel.Profile.LOCAL,
         "intended",
-        42);
+        42,
+        "none",
+        "random");
   }
 
   /** The flush interval in effect. */
@@ -146,7 +160,8 @@ public record BenchConfig(
     return String.format(
         Locale.ROOT,
         "%s: class=%s flush=%dms latency=%s rate=%s producers=%d consumers=%d record=%dB keys=%s"
-            + " partitions=%d nodes=%d transport=%s per-append=%d in-flight=%d%s duration=%ds warmup=%ds",
+            + " partitions=%d nodes=%d transport=%s per-append=%d in-flight=%d%s duration=%ds warmup=%ds"
+            + " compression=%s payload=%s",
         name,
         durabilityClass.name().toLowerCase(Locale.ROOT),
         effectiveFlushMillis(),
@@ -168,7 +183,9 @@ public record BenchConfig(
                 + " objects-in-flight="
                 + (objectsInFlight == 0 ? 4 : objectsInFlight),
         duration.toSeconds(),
-        warmup.toSeconds());
+        warmup.toSeconds(),
+        compression,
+        payload);
   }
 
   /** The configuration as JSON-able values. */
@@ -202,6 +219,8 @@ public record BenchConfig(
     m.put("latency_get", latency.get().toString());
     m.put("co_correction", rate == 0 ? "none (flat out)" : coCorrection);
     m.put("seed", seed);
+    m.put("compression", compression);
+    m.put("payload", payload);
     return m;
   }
 
@@ -228,7 +247,9 @@ public record BenchConfig(
         zoneStore,
         latency,
         coCorrection,
-        seed);
+        seed,
+        compression,
+        payload);
   }
 
   BenchConfig with(
@@ -255,7 +276,9 @@ public record BenchConfig(
         zoneStore,
         lat,
         coCorrection,
-        seed);
+        seed,
+        compression,
+        payload);
   }
 
   /** The command line, parsed. */
@@ -420,6 +443,22 @@ public record BenchConfig(
           Values.longValue(Long.MIN_VALUE, Long.MAX_VALUE),
           D.seed,
           "seed of keys, payloads and latency samples");
+  static final Flag<String> COMPRESSION =
+      CMD.flag(
+          "--compression",
+          "none|gzip|snappy|lz4|zstd",
+          Values.oneOf("none", "gzip", "snappy", "lz4", "zstd"),
+          D.compression,
+          "codec of every batch, none, gzip, snappy, lz4 or zstd: Loam's stream default"
+              + " (encoded on the producer thread) and the Kafka producer's compression.type");
+  static final Flag<String> PAYLOAD =
+      CMD.flag(
+          "--payload",
+          "random|json",
+          Values.oneOf("random", "json"),
+          D.payload,
+          "values: random (bytes from a random pool) or json (realistic JSON log lines of"
+              + " --record-bytes, e.g. to measure --compression)");
   static final Flag<String> SCENARIO =
       CMD.optional(
           "--scenario",
@@ -531,7 +570,9 @@ public record BenchConfig(
               a.get(ZONE_STORE),
               a.given(LATENCY) ? a.get(LATENCY) : D.latency,
               a.get(CO_CORRECTION),
-              a.get(SEED));
+              a.get(SEED),
+              a.get(COMPRESSION),
+              a.get(PAYLOAD));
     } catch (UsageException e) {
       throw e;
     } catch (IllegalArgumentException e) {

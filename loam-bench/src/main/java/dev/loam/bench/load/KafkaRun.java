@@ -92,6 +92,7 @@ final class KafkaRun {
             : "Kafka default: no fsync per write");
     m.put("client", "kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion());
     m.put("producer", new java.util.TreeMap<>(PRODUCER_SETTINGS));
+    m.put("producer_compression", "compression.type is each scenario's --compression");
     m.put(
         "producer_note",
         "Kafka defaults otherwise (idempotence on, max.in.flight 5, buffer.memory 32 MiB); one"
@@ -124,6 +125,7 @@ final class KafkaRun {
     List<KafkaProducer<byte[], byte[]>> clients = new ArrayList<>();
     for (int i = 0; i < c.producers(); i++) {
       Map<String, Object> conf = new HashMap<>(PRODUCER_SETTINGS);
+      conf.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, c.compression());
       conf.putAll(broker.clientSettings());
       conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
       conf.put(ProducerConfig.CLIENT_ID_CONFIG, "loam-bench-producer-" + i);

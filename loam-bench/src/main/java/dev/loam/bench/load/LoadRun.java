@@ -263,7 +263,8 @@ final class LoadRun {
             NS,
             STREAM,
             StreamSpec.standard(c.partitions())
-                .withClass(Durability.fromWireName(c.durabilityClass().wireName())))
+                .withClass(Durability.fromWireName(c.durabilityClass().wireName()))
+                .withCompression(dev.loam.api.Compression.fromWireName(c.compression())))
         .join();
     // Every replica must know the stream before its node appends to it.
     for (LoamNode n : nodes) {

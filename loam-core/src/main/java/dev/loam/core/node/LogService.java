@@ -162,7 +162,8 @@ public final class LogService implements Log {
             spec.retentionBytes(),
             spec.compacted()
                 ? StreamConfig.CleanupPolicy.COMPACT
-                : StreamConfig.CleanupPolicy.DELETE);
+                : StreamConfig.CleanupPolicy.DELETE,
+            dev.loam.wal.batch.Compression.valueOf(spec.compression().name()));
     return propose(
             new CreateStream(origin(), namespace, stream, config),
             "stream=" + namespace + "/" + stream)
@@ -399,7 +400,8 @@ public final class LogService implements Log {
             Durability.fromWireName(c.durabilityClass().wireName()),
             c.retentionMillis(),
             c.retentionBytes(),
-            c.cleanupPolicy() == StreamConfig.CleanupPolicy.COMPACT),
+            c.cleanupPolicy() == StreamConfig.CleanupPolicy.COMPACT,
+            dev.loam.api.Compression.valueOf(c.compression().name())),
         bounds);
   }
 
@@ -441,6 +443,23 @@ public final class LogService implements Log {
       Runnable admission) {
     java.util.Objects.requireNonNull(admission, "admission");
     return appender.append(namespace, stream, records, producer, admission);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(
+      String namespace,
+      String stream,
+      List<AppendRecord> records,
+      ProducerIdentity producer,
+      dev.loam.api.Compression compression) {
+    java.util.Objects.requireNonNull(compression, "compression");
+    return appender.append(
+        namespace,
+        stream,
+        records,
+        producer,
+        null,
+        dev.loam.wal.batch.Compression.valueOf(compression.name()));
   }
 
   // ---------------------------------------------------------------- batches

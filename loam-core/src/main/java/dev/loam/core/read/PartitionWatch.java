@@ -6,6 +6,7 @@ import dev.loam.meta.ApplyListener;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.WalCommits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -122,9 +123,11 @@ public final class PartitionWatch implements ApplyListener {
     if (closed) {
       return;
     }
-    if (command instanceof CommitWal c && outcome instanceof Outcome.WalCommitted wc) {
+    for (WalCommits.Committed committed : WalCommits.of(command, outcome)) {
+      CommitWal c = committed.commit();
+      Outcome.WalCommitted wc = committed.outcome();
       if (wc.deduplicated()) {
-        return;
+        continue;
       }
       for (int i = 0; i < c.chunks().size(); i++) {
         boolean appended =

@@ -32,9 +32,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * local replica, chooses each record's partition (explicit; else Kafka's murmur2 of the key, so
  * Kafka clients agree; else a sticky partition per stream that moves on with the writer's flush
  * generation, so unkeyed records of one flush share a batch), encodes one RecordBatch v2 per
- * partition on the caller's thread, submits them to the class's {@link WalWriter}, and maps each
- * batch's verdict to the caller's result or typed error. A client-built batch (the Kafka gateway's
- * produce) skips the encoding: it is validated ({@link ClientBatch}) and submitted verbatim.
+ * partition on the caller's thread (compressed with the append's codec, else the stream's), submits
+ * them to the class's {@link WalWriter}, and maps each batch's verdict to the caller's result or
+ * typed error. A client-built batch (the Kafka gateway's produce) skips the encoding: it is
+ * validated ({@link ClientBatch}) and submitted verbatim.
  */
 public final class Appender {
   private final NodeContext ctx;
@@ -61,6 +62,20 @@ public final class Appender {
       List<AppendRecord> records,
       ProducerIdentity producer,
       Runnable admission) {
+    return append(namespace, stream, records, producer, admission, null);
+  }
+
+  /**
+   * As {@link #append(String, String, List, ProducerIdentity, Runnable)}, each batch compressed
+   * with {@code compression}, or with the stream's default codec when it is null.
+   */
+  public CompletableFuture<AppendResult> append(
+      String namespace,
+      String stream,
+      List<AppendRecord> records,
+      ProducerIdentity producer,
+      Runnable admission,
+      Compression compression) {
     final List<PendingBatch> batches = new ArrayList<>();
     final int[] partitionOf;
     final int[] indexInPartition;
@@ -116,14 +131,15 @@ public final class Appender {
                 + byPartition.keySet());
       }
       long total = 0;
+      Compression codec = compression != null ? compression : s.config().compression();
       for (Map.Entry<Integer, List<RecordData>> e : byPartition.entrySet()) {
         List<RecordData> data = e.getValue();
         BatchSettings settings =
             producer == null
-                ? BatchSettings.plain(Compression.NONE)
+                ? BatchSettings.plain(codec)
                 : new BatchSettings(
                     0,
-                    Compression.NONE,
+                    codec,
                     TimestampType.CREATE_TIME,
                     producer.producerId(),
                     producer.producerEpoch(),

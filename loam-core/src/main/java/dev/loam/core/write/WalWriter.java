@@ -10,9 +10,11 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Applied;
 import dev.loam.meta.Metastore;
+import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.spi.store.ObjectExistsException;
@@ -45,13 +47,16 @@ import org.slf4j.LoggerFactory;
  * with create-if-absent, proposes one CommitWal, and completes each submission with its batches'
  * offsets.
  *
- * <p>Up to {@code maxObjectsInFlight} objects are PUT at once, but their commits are proposed one
- * at a time, oldest first, so a node's commits reach the sequencer in submission order (an
- * idempotent producer's sequences stay in order). A PUT or commit whose outcome is unknown is
- * retried with the same key (the sequencer dedupes by object path) until the commit budget after
- * the object's ULID time runs out; an append whose commit may have happened then fails with {@link
- * CommitUnknownException}, never silently. Thread-safe: {@link #submit} may be called from any
- * thread; the flush steps run on the scheduler.
+ * <p>Up to {@code maxObjectsInFlight} objects are PUT at once, but one commit proposal is with the
+ * metastore at a time, and it carries the oldest objects: when the oldest object's PUT is done, it
+ * is proposed together with the objects after it whose PUTs are also done, in order, as one
+ * CommitWalGroup (one proposal, one fsync, one fate; a lone object goes as a CommitWal). So a
+ * node's commits reach the sequencer in submission order (an idempotent producer's sequences stay
+ * in order). A PUT or commit whose outcome is unknown is retried with the same keys (the sequencer
+ * dedupes by object path) while each object's commit budget after its ULID time lasts: an object
+ * whose budget runs out leaves the group and fails on its own, with {@link CommitUnknownException}
+ * if its commit may have happened, never silently. Thread-safe: {@link #submit} may be called from
+ * any thread; the flush steps run on the scheduler.
  */
 public final class WalWriter {
   private static final Logger log = LoggerFactory.getLogger(WalWriter.class);
@@ -82,8 +87,10 @@ public final class WalWriter {
   // Guarded by this.
   private Buffer current = new Buffer();
   private final ArrayDeque<Buffer> sealed = new ArrayDeque<>();
-  // Objects being written or committed, oldest first; only the head may commit.
+  // Objects being written or committed, oldest first; only a prefix of it is ever committing.
   private final ArrayDeque<Flight> inFlight = new ArrayDeque<>();
+  // The group being proposed (or waiting out a retry backoff); null when none is.
+  private CommitGroup committing;
   private long bufferedBytes;
   private boolean closed;
   // Set once by abandon(): no flight proposes a commit after it.
@@ -294,19 +301,40 @@ public final class WalWriter {
     }
   }
 
-  // Called with the lock held: the oldest object commits once its PUT is done, so a node's commits
-  // reach the sequencer in submission order (idempotent sequences stay in order).
+  // Called with the lock held: once no group is committing and the oldest object's PUT is done, it
+  // commits together with the written objects right after it, so a node's commits reach the
+  // sequencer in submission order (idempotent sequences stay in order).
   private void commitNext() {
-    Flight head = inFlight.peekFirst();
-    if (head != null && head.written && !head.committing) {
-      head.committing = true;
-      scheduler.execute(() -> head.commit(0));
+    if (committing != null) {
+      return;
     }
+    List<Flight> members = new ArrayList<>();
+    for (Flight f : inFlight) {
+      if (f.done) {
+        continue; // failed on its own (e.g. its build); its slot is being freed
+      }
+      if (!f.written || f.committing || members.size() == CommitWalGroup.MAX_MEMBERS) {
+        break;
+      }
+      members.add(f);
+    }
+    if (members.isEmpty()) {
+      return;
+    }
+    for (Flight f : members) {
+      f.committing = true;
+    }
+    CommitGroup g = new CommitGroup(members);
+    committing = g;
+    scheduler.execute(() -> g.commit(0));
   }
 
   private synchronized void finished(Flight f) {
     bufferedBytes -= f.buffer.bytes;
     inFlight.remove(f);
+    if (committing != null && committing.members.remove(f) && committing.members.isEmpty()) {
+      committing = null;
+    }
     commitNext();
     pump();
   }
@@ -467,94 +495,13 @@ public final class WalWriter {
       return commitUnknown || proposing;
     }
 
-    void commit(int attempt) {
-      if (abandoned) {
+    /** The metastore's answer for this object: committed, or refused (alone or with its group). */
+    void onApplied(long index, Outcome outcome) {
+      if (outcome instanceof Outcome.WalCommitted wc) {
+        distribute(index, wc);
         return;
       }
-      if (attempt == 0 && clock.millis() >= deadlineMillis) {
-        // Waited behind older objects past the budget: no attempt was ever made, so nothing can
-        // have been committed (§3: no new attempt after the budget).
-        fail(
-            new LoamException(
-                Kind.UNAVAILABLE, "commit budget spent before the first attempt object=" + key));
-        return;
-      }
-      java.util.Optional<String> unreachable = meta.unavailableReason();
-      if (unreachable.isPresent()) {
-        // Not proposed: without a reachable majority a proposal could only wait out the budget,
-        // and an attempt never handed to the metastore cannot have committed. Tried again after
-        // the backoff (an election ends within about a second); a closing node stops waiting and
-        // answers through abandon().
-        if (retry(attempt, () -> commit(attempt + 1))) {
-          return;
-        }
-        fail(
-            commitUnknown
-                ? new CommitUnknownException(
-                    "commit outcome unknown (an earlier attempt got no answer) and the metastore"
-                        + " has no reachable majority: "
-                        + unreachable.get()
-                        + " object="
-                        + key,
-                    null)
-                : new LoamException(
-                    Kind.UNAVAILABLE,
-                    "metastore has no reachable majority, the commit was never proposed and nothing"
-                        + " was appended: "
-                        + unreachable.get()
-                        + " object="
-                        + key));
-        return;
-      }
-      CommitWal cmd =
-          new CommitWal(
-              ctx.origin(), key, ulid.timestampMillis(), object.bytes().length, List.of(chunks));
-      long t0 = clock.millis();
-      synchronized (WalWriter.this) {
-        // Atomic with abandon(): it either sees this attempt as proposing (outcome unknown) or
-        // this attempt sees it and proposes nothing.
-        if (abandoned) {
-          return;
-        }
-        proposing = true;
-      }
-      meta.propose(cmd)
-          .whenCompleteAsync(
-              (applied, e) -> {
-                stats.recordCommit(clock.millis() - t0);
-                if (e == null) {
-                  // Still "proposing" until the verdicts are claimed (markDone): a concurrent
-                  // abandon() must not call an applied commit "nothing appended".
-                  onApplied(applied);
-                  return;
-                }
-                Throwable cause = unwrap(e);
-                boolean definite =
-                    cause instanceof LoamException le && le.kind() == Kind.UNAVAILABLE;
-                synchronized (WalWriter.this) {
-                  commitUnknown |= !definite;
-                  proposing = false;
-                }
-                if (!abandoned && retry(attempt, () -> commit(attempt + 1))) {
-                  return;
-                }
-                fail(
-                    commitUnknown
-                        ? new CommitUnknownException(
-                            "commit outcome unknown and the commit budget ran out object=" + key,
-                            cause)
-                        : new LoamException(
-                            Kind.UNAVAILABLE, "metastore unavailable object=" + key, cause));
-              },
-              scheduler);
-    }
-
-    private void onApplied(Applied applied) {
-      if (applied.outcome() instanceof Outcome.WalCommitted wc) {
-        distribute(applied.index(), wc);
-        return;
-      }
-      Outcome.Rejected r = (Outcome.Rejected) applied.outcome();
+      Outcome.Rejected r = (Outcome.Rejected) outcome;
       LoamException definite = Rejections.ofWalCommit(r, key);
       // A refusal proves nothing was committed only if no earlier attempt may have committed
       // (§3 commit window): its dedupe record could since have been pruned.
@@ -616,6 +563,26 @@ public final class WalWriter {
       }
     }
 
+    /** The CommitWal of this object, stamped with {@code origin}. */
+    CommitWal command(dev.loam.meta.command.Origin origin) {
+      return new CommitWal(
+          origin, key, ulid.timestampMillis(), object.bytes().length, List.of(chunks));
+    }
+
+    /** Fails this object after its group's last attempt: unknown if an attempt may have landed. */
+    void failCommit(String reason, Throwable cause) {
+      fail(
+          commitUnknown
+              ? new CommitUnknownException(
+                  "commit outcome unknown (an earlier attempt got no answer) and "
+                      + reason
+                      + " object="
+                      + key,
+                  cause)
+              : new LoamException(
+                  Kind.UNAVAILABLE, reason + "; nothing was appended object=" + key, cause));
+    }
+
     /** Schedules {@code next} after a backoff unless the commit budget is spent. */
     private boolean retry(int attempt, Runnable next) {
       long backoff =
@@ -624,6 +591,151 @@ public final class WalWriter {
         return false;
       }
       scheduler.schedule(next, backoff, TimeUnit.MILLISECONDS);
+      return true;
+    }
+  }
+
+  /**
+   * One commit proposal in flight: the oldest written objects, in order. Each attempt proposes the
+   * members still within their commit budget (a CommitWal for one, a CommitWalGroup for more); an
+   * answer reaches every member at once, and an unknown outcome marks every member unknown. The
+   * members leave as they get their verdicts; the next group forms once all have.
+   */
+  private final class CommitGroup {
+    // Guarded by WalWriter.this; the oldest first.
+    final List<Flight> members;
+
+    CommitGroup(List<Flight> members) {
+      this.members = new ArrayList<>(members);
+    }
+
+    private List<Flight> live() {
+      synchronized (WalWriter.this) {
+        return new ArrayList<>(members);
+      }
+    }
+
+    void commit(int attempt) {
+      if (abandoned) {
+        return;
+      }
+      long now = clock.millis();
+      List<Flight> proposing = new ArrayList<>();
+      for (Flight f : live()) {
+        if (now < f.deadlineMillis) {
+          proposing.add(f);
+        } else if (attempt == 0) {
+          // Waited behind older objects past the budget: no attempt was ever made, so nothing can
+          // have been committed (§3: no new attempt after the budget).
+          f.fail(
+              new LoamException(
+                  Kind.UNAVAILABLE,
+                  "commit budget spent before the first attempt object=" + f.key));
+        } else {
+          f.failCommit("the commit budget ran out", null);
+        }
+      }
+      if (proposing.isEmpty()) {
+        return;
+      }
+      java.util.Optional<String> unreachable = meta.unavailableReason();
+      if (unreachable.isPresent()) {
+        // Not proposed: without a reachable majority a proposal could only wait out the budget,
+        // and an attempt never handed to the metastore cannot have committed. Tried again after
+        // the backoff (an election ends within about a second); a closing node stops waiting and
+        // answers through abandon().
+        if (retry(attempt)) {
+          return;
+        }
+        for (Flight f : proposing) {
+          f.failCommit(
+              "the metastore has no reachable majority, the commit was never proposed: "
+                  + unreachable.get(),
+              null);
+        }
+        return;
+      }
+      dev.loam.meta.command.Origin origin = ctx.origin();
+      List<CommitWal> commands = new ArrayList<>(proposing.size());
+      for (Flight f : proposing) {
+        commands.add(f.command(origin));
+      }
+      Command cmd = commands.size() == 1 ? commands.get(0) : new CommitWalGroup(origin, commands);
+      long t0 = clock.millis();
+      synchronized (WalWriter.this) {
+        // Atomic with abandon(): it either sees these members as proposing (outcome unknown) or
+        // this attempt sees it and proposes nothing.
+        if (abandoned) {
+          return;
+        }
+        for (Flight f : proposing) {
+          f.proposing = true;
+        }
+      }
+      meta.propose(cmd)
+          .whenCompleteAsync(
+              (applied, e) -> {
+                stats.recordCommit(clock.millis() - t0);
+                if (e == null) {
+                  // Still "proposing" until the verdicts are claimed (markDone): a concurrent
+                  // abandon() must not call an applied commit "nothing appended".
+                  answer(proposing, applied);
+                  return;
+                }
+                Throwable cause = unwrap(e);
+                boolean definite =
+                    cause instanceof LoamException le && le.kind() == Kind.UNAVAILABLE;
+                synchronized (WalWriter.this) {
+                  for (Flight f : proposing) {
+                    f.commitUnknown |= !definite;
+                    f.proposing = false;
+                  }
+                }
+                if (!abandoned && retry(attempt)) {
+                  return;
+                }
+                for (Flight f : proposing) {
+                  f.failCommit(
+                      definite ? "the metastore is unavailable" : "the commit budget ran out",
+                      cause);
+                }
+              },
+              scheduler);
+    }
+
+    /** Hands each member its own outcome; a refusal of the whole group reaches every member. */
+    private void answer(List<Flight> proposed, Applied applied) {
+      Outcome o = applied.outcome();
+      if (o instanceof Outcome.WalGroupCommitted g) {
+        for (int i = 0; i < proposed.size(); i++) {
+          proposed.get(i).onApplied(applied.index(), g.members().get(i));
+        }
+      } else {
+        for (Flight f : proposed) {
+          f.onApplied(applied.index(), o);
+        }
+      }
+    }
+
+    /**
+     * Schedules the next attempt after a backoff unless the oldest member's budget (the earliest
+     * deadline) is spent; members past their own deadline then leave at the next attempt.
+     */
+    private boolean retry(int attempt) {
+      List<Flight> now = live();
+      if (now.isEmpty()) {
+        return false;
+      }
+      long latest = Long.MIN_VALUE;
+      for (Flight f : now) {
+        latest = Math.max(latest, f.deadlineMillis);
+      }
+      long backoff =
+          Math.min(MAX_BACKOFF_MILLIS, backoffInitial.toMillis() << Math.min(attempt, 20));
+      if (clock.millis() + backoff >= latest) {
+        return false;
+      }
+      scheduler.schedule(() -> commit(attempt + 1), backoff, TimeUnit.MILLISECONDS);
       return true;
     }
   }

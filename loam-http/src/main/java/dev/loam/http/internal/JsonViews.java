@@ -26,6 +26,7 @@ public final class JsonViews {
     o.put("retention_ms", d.spec().retentionMillis());
     o.put("retention_bytes", d.spec().retentionBytes());
     o.put("cleanup_policy", d.spec().compacted() ? "compact" : "delete");
+    o.put("compression", d.spec().compression().wireName());
     ArrayNode a = o.putArray("partition_bounds");
     for (StreamDescription.PartitionBounds p : d.partitions()) {
       ObjectNode po = a.addObject();

@@ -13,6 +13,7 @@ import dev.loam.meta.command.CommitGroupOffsets;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.ConsumerLease;
 import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
@@ -42,6 +43,7 @@ import dev.loam.meta.command.TransferStream;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.command.UpdateStreamConfig;
 import dev.loam.wal.DurabilityClass;
+import dev.loam.wal.batch.Compression;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -84,6 +86,7 @@ public final class CommandCodec {
   static final int TAG_ADVANCE_GROUP_GENERATION = 28;
   static final int TAG_COMMIT_GROUP_OFFSETS = 29;
   static final int TAG_DELETE_GROUP_OFFSETS = 30;
+  static final int TAG_COMMIT_WAL_GROUP = 35;
 
   /** UpdateStreamConfig's field-presence bits; the other five bits are reserved, written 0. */
   static final int UPDATE_RETENTION_MILLIS = 1;
@@ -97,6 +100,9 @@ public final class CommandCodec {
 
   /** Smallest encoded ChunkCommit: stream id, partition, batch count. */
   private static final int MIN_CHUNK_BYTES = 8 + 4 + 4;
+
+  /** Smallest encoded CommitWal body: an empty key, time, size, chunk count. */
+  private static final int MIN_COMMIT_WAL_BODY_BYTES = 4 + 8 + 8 + 4;
 
   /** Encoded BatchCommit size: fixed. */
   private static final int BATCH_BYTES = 8 + 4 + 4 + 8 + 8 + 2 + 4;
@@ -152,19 +158,13 @@ public final class CommandCodec {
     } else if (command instanceof CommitWal c) {
       w.u8(TAG_COMMIT_WAL);
       writeOrigin(w, c.origin());
-      w.string(c.objectKey()).i64(c.objectTimeMillis()).i64(c.objectSize());
-      w.i32(c.chunks().size());
-      for (ChunkCommit chunk : c.chunks()) {
-        w.i64(chunk.streamId()).i32(chunk.partition()).i32(chunk.batches().size());
-        for (BatchCommit b : chunk.batches()) {
-          w.i64(b.byteOffset())
-              .i32(b.byteLength())
-              .i32(b.recordCount())
-              .i64(b.maxTimestamp())
-              .i64(b.producerId())
-              .i16(b.producerEpoch())
-              .i32(b.baseSequence());
-        }
+      writeCommitWalBody(w, c);
+    } else if (command instanceof CommitWalGroup c) {
+      w.u8(TAG_COMMIT_WAL_GROUP);
+      writeOrigin(w, c.origin());
+      w.i32(c.members().size());
+      for (CommitWal m : c.members()) {
+        writeCommitWalBody(w, m);
       }
     } else if (command instanceof SwapSegment c) {
       w.u8(TAG_SWAP_SEGMENT);
@@ -455,6 +455,7 @@ public final class CommandCodec {
             yield new DeleteStream(o, ns, r.string("deleteStream.name"));
           }
           case TAG_COMMIT_WAL -> readCommitWal(r);
+          case TAG_COMMIT_WAL_GROUP -> readCommitWalGroup(r);
           case TAG_SWAP_SEGMENT -> readSwapSegment(r);
           case TAG_TRIM_PARTITION -> readTrimPartition(r);
           case TAG_DELETE_OBJECTS -> readDeleteObjects(r);
@@ -619,8 +620,39 @@ public final class CommandCodec {
     throw r.corrupt(field, "unknown code=" + code);
   }
 
-  private static CommitWal readCommitWal(BinaryReader r) {
+  /** A CommitWal's fields after its origin (tag 6's body; also each member of tag 35). */
+  private static void writeCommitWalBody(BinaryWriter w, CommitWal c) {
+    w.string(c.objectKey()).i64(c.objectTimeMillis()).i64(c.objectSize());
+    w.i32(c.chunks().size());
+    for (ChunkCommit chunk : c.chunks()) {
+      w.i64(chunk.streamId()).i32(chunk.partition()).i32(chunk.batches().size());
+      for (BatchCommit b : chunk.batches()) {
+        w.i64(b.byteOffset())
+            .i32(b.byteLength())
+            .i32(b.recordCount())
+            .i64(b.maxTimestamp())
+            .i64(b.producerId())
+            .i16(b.producerEpoch())
+            .i32(b.baseSequence());
+      }
+    }
+  }
+
+  private static CommitWalGroup readCommitWalGroup(BinaryReader r) {
     Origin o = readOrigin(r);
+    int n = r.count("commitWalGroup.members.count", MIN_COMMIT_WAL_BODY_BYTES);
+    List<CommitWal> members = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      members.add(readCommitWalBody(r, o));
+    }
+    return new CommitWalGroup(o, members);
+  }
+
+  private static CommitWal readCommitWal(BinaryReader r) {
+    return readCommitWalBody(r, readOrigin(r));
+  }
+
+  private static CommitWal readCommitWalBody(BinaryReader r, Origin o) {
     String key = r.string("commitWal.objectKey");
     long time = r.i64("commitWal.objectTimeMillis");
     long size = r.i64("commitWal.objectSize");
@@ -662,7 +694,7 @@ public final class CommandCodec {
         .u8(c.durabilityClass().code())
         .i64(c.retentionMillis())
         .i64(c.retentionBytes())
-        .u8(c.cleanupPolicy().code());
+        .u8(c.cleanupPolicy().code() | (c.compression().code() << 4));
   }
 
   /** Reads a stream configuration written by {@link #writeConfig}. */
@@ -677,7 +709,16 @@ public final class CommandCodec {
     }
     long retentionMillis = r.i64(field + ".retentionMillis");
     long retentionBytes = r.i64(field + ".retentionBytes");
-    int policyCode = r.u8(field + ".cleanupPolicy");
+    int policyByte = r.u8(field + ".cleanupPolicy");
+    // Bits 0-3 the policy, bits 4-6 the default codec (Kafka's id), bit 7 reserved.
+    if ((policyByte & 0x80) != 0) {
+      throw r.corrupt(field + ".cleanupPolicy", "reserved bit 7 set byte=" + policyByte);
+    }
+    int codecCode = policyByte >>> 4;
+    if (codecCode > Compression.ZSTD.code()) {
+      throw r.corrupt(field + ".compression", "unknown codec id=" + codecCode);
+    }
+    int policyCode = policyByte & 0x0F;
     StreamConfig.CleanupPolicy policy = null;
     for (StreamConfig.CleanupPolicy p : StreamConfig.CleanupPolicy.values()) {
       if (p.code() == policyCode) {
@@ -687,7 +728,8 @@ public final class CommandCodec {
     if (policy == null) {
       throw r.corrupt(field + ".cleanupPolicy", "unknown code=" + policyCode);
     }
-    return new StreamConfig(partitions, dc, retentionMillis, retentionBytes, policy);
+    return new StreamConfig(
+        partitions, dc, retentionMillis, retentionBytes, policy, Compression.fromCode(codecCode));
   }
 
   /** Writes a consumer lease (shared with outcomes and snapshots). */

@@ -51,6 +51,7 @@ public final class OutcomeCodec {
   static final int TAG_API_KEY_CREATED = 19;
   static final int TAG_API_KEY_REVOKED = 20;
   static final int TAG_GROUP_CHANGED = 21;
+  static final int TAG_WAL_GROUP_COMMITTED = 25;
 
   private static final String FORMAT = "metastore outcome v" + VERSION;
 
@@ -98,11 +99,15 @@ public final class OutcomeCodec {
     } else if (outcome instanceof Outcome.Deleted o) {
       w.u8(TAG_DELETED).string(o.name());
     } else if (outcome instanceof Outcome.WalCommitted o) {
-      w.u8(TAG_WAL_COMMITTED).bool(o.deduplicated()).i32(o.chunks().size());
-      for (List<BatchResult> chunk : o.chunks()) {
-        w.i32(chunk.size());
-        for (BatchResult b : chunk) {
-          w.u8(statusCode(b.status())).i64(b.baseOffset());
+      writeWalCommitted(w, o);
+    } else if (outcome instanceof Outcome.WalGroupCommitted o) {
+      w.u8(TAG_WAL_GROUP_COMMITTED).i32(o.members().size());
+      for (Outcome m : o.members()) {
+        if (m instanceof Outcome.WalCommitted wc) {
+          writeWalCommitted(w, wc);
+        } else {
+          Outcome.Rejected rj = (Outcome.Rejected) m;
+          w.u8(TAG_REJECTED).u8(reasonCode(rj.reason())).nullableString(rj.message());
         }
       }
     } else if (outcome instanceof Outcome.SegmentSwapped o) {
@@ -181,6 +186,7 @@ public final class OutcomeCodec {
           }
           case TAG_DELETED -> new Outcome.Deleted(r.string("deleted.name"));
           case TAG_WAL_COMMITTED -> readWalCommitted(r);
+          case TAG_WAL_GROUP_COMMITTED -> readWalGroupCommitted(r);
           case TAG_SEGMENT_SWAPPED ->
               new Outcome.SegmentSwapped(
                   r.bool("segmentSwapped.deduplicated"), r.i32("segmentSwapped.entriesReplaced"));
@@ -277,6 +283,36 @@ public final class OutcomeCodec {
     String ns = r.string("stream.namespace");
     String name = r.string("stream.name");
     return new StreamInfo(id, ns, name, CommandCodec.readConfig(r, "stream.config"));
+  }
+
+  private static void writeWalCommitted(BinaryWriter w, Outcome.WalCommitted o) {
+    w.u8(TAG_WAL_COMMITTED).bool(o.deduplicated()).i32(o.chunks().size());
+    for (List<BatchResult> chunk : o.chunks()) {
+      w.i32(chunk.size());
+      for (BatchResult b : chunk) {
+        w.u8(statusCode(b.status())).i64(b.baseOffset());
+      }
+    }
+  }
+
+  private static Outcome.WalGroupCommitted readWalGroupCommitted(BinaryReader r) {
+    // Smallest member: a tag and a Rejected's reason and null message (1 + 1 + 4).
+    int n = r.count("walGroupCommitted.members.count", 6);
+    List<Outcome> members = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int tag = r.u8("walGroupCommitted.member.tag");
+      if (tag == TAG_WAL_COMMITTED) {
+        members.add(readWalCommitted(r));
+      } else if (tag == TAG_REJECTED) {
+        RejectReason reason = reason(r, r.u8("walGroupCommitted.member.rejected.reason"));
+        members.add(
+            new Outcome.Rejected(
+                reason, r.nullableString("walGroupCommitted.member.rejected.message")));
+      } else {
+        throw r.corrupt("walGroupCommitted.member.tag", "not 1 or 6 tag=" + tag);
+      }
+    }
+    return new Outcome.WalGroupCommitted(members);
   }
 
   private static Outcome.WalCommitted readWalCommitted(BinaryReader r) {

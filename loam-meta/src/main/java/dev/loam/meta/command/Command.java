@@ -11,6 +11,7 @@ public sealed interface Command
         CreateStream,
         DeleteStream,
         CommitWal,
+        CommitWalGroup,
         SwapSegment,
         TrimPartition,
         DeleteObjects,

@@ -75,6 +75,22 @@ public sealed interface Outcome {
     }
   }
 
+  /**
+   * CommitWalGroup was applied: one outcome per member, in order, each {@link WalCommitted} or
+   * {@link Rejected} (a member refused alone, e.g. STALE_COMMIT, while the others commit).
+   */
+  record WalGroupCommitted(List<Outcome> members) implements Outcome {
+    public WalGroupCommitted {
+      members = List.copyOf(members);
+      for (Outcome m : members) {
+        if (!(m instanceof WalCommitted) && !(m instanceof Rejected)) {
+          throw new IllegalArgumentException(
+              "a group member's outcome is WalCommitted or Rejected, not " + m);
+        }
+      }
+    }
+  }
+
   /** What happened to one batch of a CommitWal. */
   record BatchResult(BatchStatus status, long baseOffset) {}
 

@@ -258,7 +258,8 @@ final class Catalog {
             old.durabilityClass(),
             c.retentionMillis() != null ? c.retentionMillis() : old.retentionMillis(),
             c.retentionBytes() != null ? c.retentionBytes() : old.retentionBytes(),
-            c.cleanupPolicy() != null ? c.cleanupPolicy() : old.cleanupPolicy());
+            c.cleanupPolicy() != null ? c.cleanupPolicy() : old.cleanupPolicy(),
+            old.compression());
     // Retention applies from the next TrimPartition on: the state machine checks every trim
     // against the configuration current at its apply, so a longer retention is never undercut.
     s.info = new StreamInfo(s.info.id(), s.info.namespace(), s.info.name(), cfg);
@@ -302,7 +303,8 @@ final class Catalog {
                 old.durabilityClass(),
                 old.retentionMillis(),
                 old.retentionBytes(),
-                old.cleanupPolicy()));
+                old.cleanupPolicy(),
+                old.compression()));
     return new Outcome.PartitionsAdded(s.info, current);
   }
 

@@ -14,6 +14,7 @@ import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitGroupOffsets;
 import dev.loam.meta.command.CommitWal;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
@@ -174,6 +175,8 @@ public final class MetaStateMachine {
       return deleteStream(c);
     } else if (command instanceof CommitWal c) {
       return sequencer.commitWal(c, now);
+    } else if (command instanceof CommitWalGroup c) {
+      return sequencer.commitWalGroup(c, now);
     } else if (command instanceof SwapSegment c) {
       return segments.swapSegment(c, now);
     } else if (command instanceof TrimPartition c) {

@@ -6,6 +6,7 @@ import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.BatchResult;
@@ -16,7 +17,9 @@ import dev.loam.meta.state.PartitionState.ProducerState;
 import dev.loam.meta.state.PartitionState.SeqEntry;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The sequencer (stream-engine.txt §3 "Commit window" and "Sequencer"): the rule of CommitWal.
@@ -42,6 +45,31 @@ final class Sequencer {
     this.dedupe = dedupe;
     this.staleCommitMillis = settings.staleCommitAfter().toMillis();
     this.producerBatchesKept = settings.producerBatchesKept();
+  }
+
+  /**
+   * A group: each member exactly as its own CommitWal at this point, in order, after the group's
+   * shape is checked (1 to {@link CommitWalGroup#MAX_MEMBERS} members, no object key twice).
+   */
+  Outcome commitWalGroup(CommitWalGroup g, long clockMillis) {
+    int n = g.members().size();
+    if (n < 1 || n > CommitWalGroup.MAX_MEMBERS) {
+      return rejected(
+          RejectReason.INVALID,
+          "a commit group holds 1 to " + CommitWalGroup.MAX_MEMBERS + " objects members=" + n);
+    }
+    Set<String> keys = new HashSet<>();
+    for (CommitWal m : g.members()) {
+      if (!keys.add(m.objectKey())) {
+        return rejected(
+            RejectReason.INVALID, "a commit group names an object twice object=" + m.objectKey());
+      }
+    }
+    List<Outcome> results = new ArrayList<>(n);
+    for (CommitWal m : g.members()) {
+      results.add(commitWal(m, clockMillis));
+    }
+    return new Outcome.WalGroupCommitted(results);
   }
 
   Outcome commitWal(CommitWal c, long clockMillis) {

@@ -120,7 +120,8 @@ class CommandCodecPropertyTest {
             Arbitraries.of(DurabilityClass.class),
             Arbitraries.longs(),
             Arbitraries.longs(),
-            Arbitraries.of(StreamConfig.CleanupPolicy.class))
+            Arbitraries.of(StreamConfig.CleanupPolicy.class),
+            Arbitraries.of(dev.loam.wal.batch.Compression.class))
         .as(StreamConfig::new);
   }
 
@@ -162,6 +163,19 @@ class CommandCodecPropertyTest {
                 Arbitraries.longs(),
                 chunks().list().ofMaxSize(4))
             .as(CommitWal::new);
+    Arbitrary<Command> walGroup =
+        origins()
+            .flatMap(
+                o ->
+                    Combinators.combine(
+                            text(),
+                            Arbitraries.longs(),
+                            Arbitraries.longs(),
+                            chunks().list().ofMaxSize(3))
+                        .as((k, t, z, cs) -> new CommitWal(o, k, t, z, cs))
+                        .list()
+                        .ofMaxSize(4)
+                        .map(ms -> (Command) new dev.loam.meta.command.CommitWalGroup(o, ms)));
     Arbitrary<dev.loam.meta.command.IndexEntry> entry =
         Combinators.combine(
                 Arbitraries.longs(),
@@ -356,6 +370,7 @@ class CommandCodecPropertyTest {
             createStream,
             deleteStream,
             commit,
+            walGroup,
             swap,
             trim,
             deleteObjects));
@@ -405,6 +420,11 @@ class CommandCodecPropertyTest {
         Combinators.combine(
                 Arbitraries.of(true, false), result.list().ofMaxSize(4).list().ofMaxSize(4))
             .as(Outcome.WalCommitted::new);
+    Arbitrary<Outcome> groupCommitted =
+        Arbitraries.oneOf(committed, rejected)
+            .list()
+            .ofMaxSize(4)
+            .map(Outcome.WalGroupCommitted::new);
     Arbitrary<Outcome> swapped =
         Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers())
             .as(Outcome.SegmentSwapped::new);
@@ -508,6 +528,7 @@ class CommandCodecPropertyTest {
             stream,
             deleted,
             committed,
+            groupCommitted,
             swapped,
             trimmed,
             objectsDeleted,

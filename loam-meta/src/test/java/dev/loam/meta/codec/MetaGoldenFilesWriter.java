@@ -192,6 +192,14 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesGroups.SNAPSHOT_V8,
         state(MetaGoldenFixturesGroups.snapshotV8Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesWalGroup.COMMANDS_V1_WAL_GROUP,
+        frame(MetaGoldenFixturesWalGroup.commandsWalGroup().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesWalGroup.OUTCOMES_V1_WAL_GROUP,
+        frame(MetaGoldenFixturesWalGroup.outcomesWalGroup().stream().map(OutcomeCodec::encode)));
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

@@ -6,6 +6,7 @@ import dev.loam.meta.ApplyListener;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.WalCommits;
 import dev.loam.sim.SimClock;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -98,9 +99,11 @@ public final class Checker implements ApplyListener {
               + " clock="
               + clock.millis());
     }
-    if (command instanceof CommitWal c && outcome instanceof Outcome.WalCommitted wc) {
+    for (WalCommits.Committed committed : WalCommits.of(command, outcome)) {
+      CommitWal c = committed.commit();
+      Outcome.WalCommitted wc = committed.outcome();
       if (wc.deduplicated()) {
-        return;
+        continue;
       }
       for (int i = 0; i < c.chunks().size(); i++) {
         CommitWal.ChunkCommit chunk = c.chunks().get(i);

@@ -7,6 +7,7 @@ import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.TrimPartition;
+import dev.loam.meta.command.WalCommits;
 import dev.loam.sim.SimClock;
 import dev.loam.sim.SimStream;
 import java.util.ArrayList;
@@ -124,9 +125,11 @@ public final class RetentionModel implements ApplyListener {
   @Override
   public void onApplied(long index, Command command, Outcome outcome) {
     Command inner = command instanceof OwnerFenced f ? f.inner() : command;
-    if (inner instanceof CommitWal c && outcome instanceof Outcome.WalCommitted wc) {
+    for (WalCommits.Committed committed : WalCommits.of(command, outcome)) {
+      CommitWal c = committed.commit();
+      Outcome.WalCommitted wc = committed.outcome();
       if (wc.deduplicated()) {
-        return;
+        continue;
       }
       for (int i = 0; i < c.chunks().size(); i++) {
         CommitWal.ChunkCommit chunk = c.chunks().get(i);
@@ -139,7 +142,8 @@ public final class RetentionModel implements ApplyListener {
           }
         }
       }
-    } else if (inner instanceof TrimPartition t && outcome instanceof Outcome.Trimmed tr) {
+    }
+    if (inner instanceof TrimPartition t && outcome instanceof Outcome.Trimmed tr) {
       judge(t, tr.logStartOffset());
     }
   }

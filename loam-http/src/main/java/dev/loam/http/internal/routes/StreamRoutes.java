@@ -7,6 +7,7 @@ import static io.netty.handler.codec.http.HttpMethod.POST;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loam.api.Compression;
 import dev.loam.api.Durability;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.StreamUpdate;
@@ -30,7 +31,14 @@ public final class StreamRoutes {
   static final int MAX_PARTITIONS = 10_000;
 
   private static final Set<String> STREAM_FIELDS =
-      Set.of("name", "partitions", "class", "retention_ms", "retention_bytes", "cleanup_policy");
+      Set.of(
+          "name",
+          "partitions",
+          "class",
+          "retention_ms",
+          "retention_bytes",
+          "cleanup_policy",
+          "compression");
   private static final Set<String> STREAM_UPDATE_FIELDS =
       Set.of("retention_ms", "retention_bytes", "cleanup_policy");
 
@@ -85,7 +93,20 @@ public final class StreamRoutes {
       throw ApiException.invalid(
           "cleanup_policy must be \"delete\" or \"compact\", got cleanup_policy=" + cleanup);
     }
-    StreamSpec spec = new StreamSpec(partitions, dc, retentionMs, retentionBytes, compacted);
+    String codec = Json.optString(b, "compression", "");
+    Compression compression = Compression.NONE;
+    if (codec != null) {
+      try {
+        compression = Compression.fromWireName(codec);
+      } catch (LoamException e) {
+        throw ApiException.invalid(
+            "compression must be \"none\", \"gzip\", \"snappy\", \"lz4\" or \"zstd\", got"
+                + " compression="
+                + codec);
+      }
+    }
+    StreamSpec spec =
+        new StreamSpec(partitions, dc, retentionMs, retentionBytes, compacted, compression);
     return ctx.log()
         .createStream(ns, name, spec)
         .thenApply(
