@@ -23,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaFuture;
@@ -203,10 +202,10 @@ public final class OwnerForwarding implements AutoCloseable {
               + "\";");
     }
     if (tls.isEmpty()) {
-      c.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, sasl ? "SASL_PLAINTEXT" : "PLAINTEXT");
+      c.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, sasl ? "SASL_PLAINTEXT" : "PLAINTEXT");
       return c;
     }
-    c.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, sasl ? "SASL_SSL" : "SSL");
+    c.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, sasl ? "SASL_SSL" : "SSL");
     trust.ifPresent(
         t -> {
           c.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
