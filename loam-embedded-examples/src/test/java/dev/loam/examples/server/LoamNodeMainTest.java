@@ -185,6 +185,29 @@ class LoamNodeMainTest {
   }
 
   @Test
+  void theKafkaFlagsReachTheGatewaysSettings() throws Exception {
+    Path ca = dev.loam.tls.TestPki.create(dir, "forward").caCertificate();
+    KafkaFlags.Security security =
+        NodeOptions.parse(
+                args(
+                    "n1",
+                    THREE,
+                    "--kafka-reauth-interval",
+                    "15m",
+                    "--kafka-forward-ca",
+                    ca.toString(),
+                    "--kafka-sasl-mechanisms",
+                    "SCRAM-SHA-256"))
+            .kafkaSecurity();
+    dev.loam.kafka.KafkaGatewaySettings.Builder b = dev.loam.kafka.KafkaGatewaySettings.builder();
+    security.applyTo(b);
+    dev.loam.kafka.KafkaGatewaySettings settings = b.build();
+    assertThat(settings.reauthInterval()).isEqualTo(java.time.Duration.ofMinutes(15));
+    assertThat(settings.forwardingTrust()).contains(ca);
+    assertThat(settings.saslMechanisms()).containsExactly("SCRAM-SHA-256");
+  }
+
+  @Test
   void checksTheStoreSchemeAndTheFaultFileWhileParsing() throws Exception {
     assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--store", "fiel:///x")))
         .isInstanceOf(dev.loam.cli.UsageException.class)
