@@ -29,8 +29,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * N Loam nodes in one JVM, each a real cluster member: its own Ratis metastore replica (voters over
@@ -145,12 +143,6 @@ final class ZonedCluster implements AutoCloseable {
     return body == null ? -1 : body.split("\"node_id\"", -1).length - 1;
   }
 
-  private static final Pattern REQUESTS =
-      Pattern.compile(
-          "^loam_http_requests_total\\{route=\"([^\"]+)\",method=\"[^\"]+\",status=\"(\\d+)\"\\}"
-              + " (\\d+)",
-          Pattern.MULTILINE);
-
   /** Node {@code i}'s answered requests by {@code route/status} (from its own /metrics). */
   Map<String, Long> requests(int i) {
     String body = get(members.get(i).directUrl() + "/metrics");
@@ -158,9 +150,11 @@ final class ZonedCluster implements AutoCloseable {
     if (body == null) {
       return out;
     }
-    Matcher m = REQUESTS.matcher(body);
-    while (m.find()) {
-      out.merge(m.group(1) + "/" + m.group(2), Long.parseLong(m.group(3)), Long::sum);
+    for (dev.loam.http.PrometheusSamples.Sample s :
+        dev.loam.http.PrometheusSamples.parse(body)
+            .matching("loam_http_requests_total", Map.of())) {
+      out.merge(
+          s.labels().get("route") + "/" + s.labels().get("status"), (long) s.value(), Long::sum);
     }
     return out;
   }

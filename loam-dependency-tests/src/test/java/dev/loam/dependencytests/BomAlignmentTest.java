@@ -32,7 +32,8 @@ class BomAlignmentTest {
           "org.slf4j:slf4j-simple:jar",
           "com.code-intelligence:jazzer-junit:jar",
           // The host's (or Spring Boot's) Micrometer wins; loam-micrometer needs only 1.x.
-          "io.micrometer:micrometer-core:jar");
+          "io.micrometer:micrometer-core:jar",
+          "io.micrometer:micrometer-registry-prometheus:jar");
 
   private static Path root;
 

@@ -70,7 +70,7 @@ public final class LoamHttpServer implements AutoCloseable {
   private final Optional<ReloadingTls> tls;
 
   private LoamHttpServer(Builder b, Log log) {
-    this.metrics = new HttpMetrics();
+    this.metrics = new HttpMetrics(b.node);
     this.closeTimeout = b.closeTimeout;
     this.node = b.node;
     this.authentication = b.effectiveAuthentication();
@@ -216,6 +216,7 @@ public final class LoamHttpServer implements AutoCloseable {
     }
     channels.close().awaitUninterruptibly(closeTimeout.toMillis());
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    metrics.registry().close();
   }
 
   /** How long close() gives the event loops to write the 504s of produce requests it gave up on. */

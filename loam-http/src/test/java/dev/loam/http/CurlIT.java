@@ -130,7 +130,11 @@ class CurlIT {
 
     assertThat(json(Curl.run(base + "/v1/health")).path("status").asText()).isEqualTo("ok");
     Curl.Result metrics = Curl.run(base + "/metrics");
-    assertThat(metrics.body()).contains("loam_http_requests_total{route=\"produce\"");
+    assertThat(metrics.status()).isEqualTo(200);
+    assertThat(
+            PrometheusSamples.parse(metrics.body())
+                .matching("loam_http_requests_total", java.util.Map.of("route", "produce")))
+        .isNotEmpty();
 
     // Errors as curl users meet them.
     Curl.Result form =

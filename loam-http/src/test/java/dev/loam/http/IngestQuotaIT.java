@@ -100,7 +100,12 @@ class IngestQuotaIT {
     HttpResponse<String> again = produce601("ns");
     assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
     assertThat(latest("ns")).isEqualTo(2);
-    assertThat(h.get("/metrics").body()).contains("status=\"429\"");
+    assertThat(
+            PrometheusSamples.parse(h.get("/metrics").body())
+                .value(
+                    "loam_http_requests_total",
+                    java.util.Map.of("route", "produce", "method", "POST", "status", "429")))
+        .isEqualTo(2);
   }
 
   /** 601 record bytes to a partition the one-partition stream does not have: 400 from the node. */

@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -332,18 +334,50 @@ class LoamHttpServerIT {
     HttpResponse<String> m = h.get("/metrics");
     assertThat(m.statusCode()).isEqualTo(200);
     assertThat(m.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
-    assertThat(m.body())
-        .contains("loam_http_requests_total{route=\"produce\",method=\"POST\",status=\"200\"} 1")
-        .contains("loam_http_request_duration_seconds_bucket{route=\"produce\",le=\"+Inf\"} 1")
-        .contains("loam_http_produced_records_total 1")
-        .contains("loam_writer_puts_total")
-        .contains("loam_writer_commit_latency_mean_seconds")
-        .contains("loam_read_tail_cache_hits_total")
-        .contains("loam_read_object_gets_total")
-        .contains("loam_read_wal_read_ahead_hits_total")
-        .contains("loam_read_wal_merged_gets_total")
-        .contains("loam_read_segment_index_gets_total")
-        .containsPattern("(?m)^loam_read_wal_read_ahead_bytes \\d+$");
+    PrometheusSamples p = PrometheusSamples.parse(m.body());
+    assertThat(
+            p.value(
+                "loam_http_requests_total",
+                Map.of("route", "produce", "method", "POST", "status", "200")))
+        .isEqualTo(1);
+    assertThat(p.type("loam_http_request_duration_seconds")).hasValue("histogram");
+    assertThat(
+            p.value(
+                "loam_http_request_duration_seconds_bucket",
+                Map.of("route", "produce", "le", "+Inf")))
+        .isEqualTo(1);
+    assertThat(p.value("loam_http_request_duration_seconds_count", Map.of("route", "produce")))
+        .isEqualTo(1);
+    // The fixed buckets, in seconds, and nothing else.
+    assertThat(
+            p
+                .matching("loam_http_request_duration_seconds_bucket", Map.of("route", "produce"))
+                .stream()
+                .map(b -> b.labels().get("le"))
+                .toList())
+        .containsExactly(
+            "0.001", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1.0", "2.5", "5.0",
+            "10.0", "30.0", "60.0", "+Inf");
+    assertThat(p.value("loam_http_produced_records_total")).isEqualTo(1);
+    assertThat(p.value("loam_http_produced_bytes_total")).isEqualTo(1);
+    assertThat(p.value("loam_http_connections")).isGreaterThanOrEqualTo(1);
+    assertThat(p.value("loam_http_long_polls_in_flight")).isZero();
+    // The node's meters, with the node's and cluster's labels.
+    assertThat(p.value("loam_writer_flushes_total", Map.of("loam_node", "n1")))
+        .isGreaterThanOrEqualTo(1);
+    assertThat(p.value("loam_writer_puts_total")).isGreaterThanOrEqualTo(1);
+    for (String name :
+        List.of(
+            "loam_writer_commit_latency_mean_seconds",
+            "loam_read_tail_cache_hits_total",
+            "loam_read_object_gets_total",
+            "loam_read_wal_read_ahead_hits_total",
+            "loam_read_wal_merged_gets_total",
+            "loam_read_segment_index_gets_total",
+            "loam_read_wal_read_ahead_bytes",
+            "loam_read_disk_cache_bytes")) {
+      assertThat(p.value(name)).as(name).isGreaterThanOrEqualTo(0);
+    }
   }
 
   @Test

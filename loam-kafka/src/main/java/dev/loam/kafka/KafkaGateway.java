@@ -73,7 +73,7 @@ public final class KafkaGateway implements AutoCloseable {
     Authenticator auth =
         settings.authentication() == KafkaGatewaySettings.Authentication.NONE
             ? null
-            : new Authenticator(log, settings);
+            : new Authenticator(log, node.nodeId(), settings);
     this.authenticator = auth;
     String listenerNamespace = settings.namespace();
     SslContext ssl =

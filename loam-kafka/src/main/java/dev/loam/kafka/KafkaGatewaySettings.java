@@ -3,6 +3,7 @@ package dev.loam.kafka;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.tls.TlsSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -45,6 +46,9 @@ import java.util.Set;
  * @param reauthInterval the longest a SASL session lasts (Kafka's {@code
  *     connections.max.reauth.ms}): a client re-authenticates on its connection before then, and a
  *     request after it closes the connection; zero (the default) never expires a session
+ * @param forwardingTrust PEM CA certificates that other nodes' Kafka listeners are checked against
+ *     when this gateway forwards owner-bound topic admin to them (used only with {@code tls});
+ *     empty: the client CA of {@code tls} if it has one, else the JVM's default trust store
  */
 public record KafkaGatewaySettings(
     String host,
@@ -61,7 +65,8 @@ public record KafkaGatewaySettings(
     GroupSettings groups,
     Authentication authentication,
     Set<String> saslMechanisms,
-    Duration reauthInterval) {
+    Duration reauthInterval,
+    Optional<Path> forwardingTrust) {
 
   /** The SASL mechanisms the gateway implements, in the order a handshake lists them. */
   public static final List<String> SASL_MECHANISMS =
@@ -92,6 +97,7 @@ public record KafkaGatewaySettings(
     Objects.requireNonNull(authentication, "authentication");
     Objects.requireNonNull(saslMechanisms, "saslMechanisms");
     Objects.requireNonNull(reauthInterval, "reauthInterval");
+    Objects.requireNonNull(forwardingTrust, "forwardingTrust");
     Set<String> mechanisms = new LinkedHashSet<>();
     for (String m : SASL_MECHANISMS) {
       if (saslMechanisms.contains(m)) {
@@ -182,6 +188,7 @@ public record KafkaGatewaySettings(
     private Authentication authentication = Authentication.WHEN_KEYS_EXIST;
     private Set<String> saslMechanisms = new LinkedHashSet<>(SASL_MECHANISMS);
     private Duration reauthInterval = Duration.ZERO;
+    private Optional<Path> forwardingTrust = Optional.empty();
 
     private Builder() {}
 
@@ -261,13 +268,22 @@ public record KafkaGatewaySettings(
       return this;
     }
 
-    /** Validates and builds; INVALID naming the first bad value. */
+    /**
+     * The PEM CA certificates other nodes' TLS Kafka listeners are checked against when this
+     * gateway forwards topic admin to a stream's owner; default the TLS client CA, else the JVM's.
+     */
+    public Builder forwardingTrust(Path caPem) {
+      this.forwardingTrust = Optional.of(Objects.requireNonNull(caPem, "forwardingTrust"));
+      return this;
+    }
+
     /** The consumer-group coordinator's limits. */
     public Builder groups(GroupSettings g) {
       this.groups = g;
       return this;
     }
 
+    /** Validates and builds; INVALID naming the first bad value. */
     public KafkaGatewaySettings build() {
       return new KafkaGatewaySettings(
           host,
@@ -284,7 +300,8 @@ public record KafkaGatewaySettings(
           groups,
           authentication,
           saslMechanisms,
-          reauthInterval);
+          reauthInterval,
+          forwardingTrust);
     }
   }
 }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * build's forbiddenapis check keeps loam-core's internals out on bytecode); its own code imports
  * nothing but Loam's public packages, kafka-clients' protocol classes (and its admin client, with
  * which a node forwards owner-bound topic admin to the owner), Netty, SLF4J and the JDK (with its
- * SASL and callback interfaces, which kafka-clients' SASL servers implement).
+ * SASL and callback interfaces, which kafka-clients' SASL servers implement, and its MAC, with
+ * which forwarding tokens are made).
  */
 class KafkaLayeringTest {
   private static final Pattern IMPORT =
@@ -27,6 +28,7 @@ class KafkaLayeringTest {
           "java.",
           "javax.security.sasl.",
           "javax.security.auth.callback.",
+          "javax.crypto.",
           "dev.loam.api.",
           "dev.loam.error.",
           "dev.loam.kafka.",

@@ -236,7 +236,7 @@ public final class LoamNodeMain {
                   URI.create(o.advertisedAddress()).getHost(),
                   o.tls(),
                   m.server.authentication(),
-                  o.kafkaSasl());
+                  o.kafkaSecurity());
         }
         m.otlp =
             OtlpFlags.start(

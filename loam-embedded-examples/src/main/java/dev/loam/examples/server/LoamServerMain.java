@@ -16,7 +16,6 @@ import dev.loam.otlp.OtlpReceiver;
 import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -94,39 +93,7 @@ public final class LoamServerMain {
 
   static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
 
-  static final Flag<Set<String>> KAFKA_SASL = kafkaSaslFlag(CMD);
-
-  /**
-   * {@code --kafka-sasl-mechanisms}: the SASL mechanisms the Kafka listener offers, comma-separated
-   * ({@code none} offers none); the listener asks for them when the HTTP API asks for keys.
-   */
-  static Flag<Set<String>> kafkaSaslFlag(Command cmd) {
-    return cmd.flag(
-        "--kafka-sasl-mechanisms",
-        "LIST|none",
-        LoamServerMain::saslMechanisms,
-        Set.copyOf(KafkaGatewaySettings.SASL_MECHANISMS),
-        "SASL mechanisms of the Kafka listener, the API key id as user name (docs/reference/kafka.md)");
-  }
-
-  static Set<String> saslMechanisms(String text) {
-    if (text.trim().equals("none")) {
-      return Set.of();
-    }
-    Set<String> out = new java.util.LinkedHashSet<>();
-    for (String m : text.split(",", -1)) {
-      String t = m.trim().toUpperCase(java.util.Locale.ROOT);
-      if (!KafkaGatewaySettings.SASL_MECHANISMS.contains(t)) {
-        throw new IllegalArgumentException(
-            "unknown SASL mechanism ("
-                + String.join(", ", KafkaGatewaySettings.SASL_MECHANISMS)
-                + ", or none) mechanism="
-                + m.trim());
-      }
-      out.add(t);
-    }
-    return out;
-  }
+  static final KafkaFlags.Declared KAFKA_SECURITY = KafkaFlags.declare(CMD);
 
   /** The parsed command line. */
   record Options(
@@ -139,7 +106,7 @@ public final class LoamServerMain {
       IngestQuota quota,
       Optional<TlsSettings> tls,
       boolean insecure,
-      Set<String> kafkaSasl) {}
+      KafkaFlags.Security kafkaSecurity) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -161,7 +128,7 @@ public final class LoamServerMain {
         quota,
         TLS.settings(a),
         a.get(INSECURE),
-        a.get(KAFKA_SASL));
+        KAFKA_SECURITY.get(a));
   }
 
   /**
@@ -223,7 +190,7 @@ public final class LoamServerMain {
                     null,
                     o.tls(),
                     authentication(o.host(), o.insecure()),
-                    o.kafkaSasl());
+                    o.kafkaSecurity());
       } catch (RuntimeException e) {
         server.close();
         node.close();
@@ -318,8 +285,8 @@ public final class LoamServerMain {
 
   /**
    * Starts the Kafka gateway on {@code host:port} ({@code advertisedHost} announced in Metadata,
-   * the bind host when null; Kafka's SSL protocol with {@code tls}), asking for SASL with {@code
-   * mechanisms} when {@code authentication} (the HTTP API's) asks for keys, failing like every
+   * the bind host when null; Kafka's SSL protocol with {@code tls}), asking for SASL as {@code
+   * security} says when {@code authentication} (the HTTP API's) asks for keys, failing like every
    * start step: one line naming {@code --kafka-port}.
    */
   static KafkaGateway startKafka(
@@ -329,7 +296,7 @@ public final class LoamServerMain {
       String advertisedHost,
       Optional<TlsSettings> tls,
       Authentication authentication,
-      Set<String> mechanisms) {
+      KafkaFlags.Security security) {
     KafkaGatewaySettings.Builder b =
         KafkaGatewaySettings.builder()
             .host(host)
@@ -339,8 +306,8 @@ public final class LoamServerMain {
                   case WHEN_KEYS_EXIST -> KafkaGatewaySettings.Authentication.WHEN_KEYS_EXIST;
                   case REQUIRED -> KafkaGatewaySettings.Authentication.REQUIRED;
                   case NONE -> KafkaGatewaySettings.Authentication.NONE;
-                })
-            .saslMechanisms(mechanisms);
+                });
+    security.applyTo(b);
     tls.ifPresent(b::tls);
     if (advertisedHost != null) {
       b.advertisedHost(advertisedHost);

@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The command line of {@code loam node}: its option table ({@link #CMD}) and the validated values
@@ -46,7 +45,7 @@ public record NodeOptions(
     Optional<TlsSettings> tls,
     Optional<TlsSettings> peerTls,
     boolean insecure,
-    Set<String> kafkaSasl) {
+    KafkaFlags.Security kafkaSecurity) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -156,7 +155,7 @@ public record NodeOptions(
           Values.integer(1000, 3_600_000),
           (int) OwnershipSettings.defaults().livenessTimeout().toMillis(),
           "how long a node may go without renewing before the others declare it dead");
-  static final Flag<Set<String>> KAFKA_SASL = LoamServerMain.kafkaSaslFlag(CMD);
+  static final KafkaFlags.Declared KAFKA_SECURITY = KafkaFlags.declare(CMD);
   static final Flag<Boolean> INSECURE =
       CMD.toggle(
           "--insecure",
@@ -248,7 +247,7 @@ public record NodeOptions(
         tls,
         TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true),
         a.get(INSECURE),
-        a.get(KAFKA_SASL));
+        KAFKA_SECURITY.get(a));
   }
 
   /**

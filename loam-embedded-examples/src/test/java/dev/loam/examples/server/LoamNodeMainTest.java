@@ -130,19 +130,81 @@ class LoamNodeMainTest {
 
   @Test
   void parsesTheKafkaSaslMechanisms() {
-    assertThat(NodeOptions.parse(args("n1", THREE)).kafkaSasl())
+    assertThat(NodeOptions.parse(args("n1", THREE)).kafkaSecurity().mechanisms())
         .containsExactlyInAnyOrder("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
     assertThat(
             NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "scram-sha-512, PLAIN"))
-                .kafkaSasl())
+                .kafkaSecurity()
+                .mechanisms())
         .containsExactly("SCRAM-SHA-512", "PLAIN");
-    assertThat(NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "none")).kafkaSasl())
+    assertThat(
+            NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "none"))
+                .kafkaSecurity()
+                .mechanisms())
         .isEmpty();
     assertThatThrownBy(
             () -> NodeOptions.parse(args("n1", THREE, "--kafka-sasl-mechanisms", "GSSAPI")))
         .isInstanceOf(dev.loam.cli.UsageException.class)
         .hasMessageStartingWith("--kafka-sasl-mechanisms: unknown SASL mechanism")
         .hasMessageContaining("mechanism=GSSAPI");
+  }
+
+  @Test
+  void parsesTheKafkaReauthenticationIntervalAndForwardingCa() throws Exception {
+    KafkaFlags.Security defaults = NodeOptions.parse(args("n1", THREE)).kafkaSecurity();
+    assertThat(defaults.reauthInterval()).isEqualTo(java.time.Duration.ZERO);
+    assertThat(defaults.forwardCa()).isEmpty();
+    assertThat(
+            NodeOptions.parse(args("n1", THREE, "--kafka-reauth-interval", "90s"))
+                .kafkaSecurity()
+                .reauthInterval())
+        .isEqualTo(java.time.Duration.ofSeconds(90));
+    assertThat(
+            LoamServerMain.parse(new String[] {"--kafka-reauth-interval", "5m"})
+                .kafkaSecurity()
+                .reauthInterval())
+        .isEqualTo(java.time.Duration.ofMinutes(5));
+    assertThat(
+            NodeOptions.parse(args("n1", THREE, "--kafka-reauth-interval", "off"))
+                .kafkaSecurity()
+                .reauthInterval())
+        .isZero();
+    assertThatThrownBy(
+            () -> NodeOptions.parse(args("n1", THREE, "--kafka-reauth-interval", "500ms")))
+        .isInstanceOf(dev.loam.cli.UsageException.class)
+        .hasMessageStartingWith("--kafka-reauth-interval: ")
+        .hasMessageContaining("at least 1s");
+    assertThatThrownBy(
+            () -> NodeOptions.parse(args("n1", THREE, "--kafka-reauth-interval", "soon")))
+        .hasMessageStartingWith("--kafka-reauth-interval: not a duration");
+    Path notPem = Files.writeString(dir.resolve("ca.txt"), "not a certificate\n");
+    assertThatThrownBy(
+            () -> NodeOptions.parse(args("n1", THREE, "--kafka-forward-ca", notPem.toString())))
+        .isInstanceOf(dev.loam.cli.UsageException.class)
+        .hasMessageStartingWith("--kafka-forward-ca: ");
+  }
+
+  @Test
+  void theKafkaFlagsReachTheGatewaysSettings() throws Exception {
+    Path ca = dev.loam.tls.TestPki.create(dir, "forward").caCertificate();
+    KafkaFlags.Security security =
+        NodeOptions.parse(
+                args(
+                    "n1",
+                    THREE,
+                    "--kafka-reauth-interval",
+                    "15m",
+                    "--kafka-forward-ca",
+                    ca.toString(),
+                    "--kafka-sasl-mechanisms",
+                    "SCRAM-SHA-256"))
+            .kafkaSecurity();
+    dev.loam.kafka.KafkaGatewaySettings.Builder b = dev.loam.kafka.KafkaGatewaySettings.builder();
+    security.applyTo(b);
+    dev.loam.kafka.KafkaGatewaySettings settings = b.build();
+    assertThat(settings.reauthInterval()).isEqualTo(java.time.Duration.ofMinutes(15));
+    assertThat(settings.forwardingTrust()).contains(ca);
+    assertThat(settings.saslMechanisms()).containsExactly("SCRAM-SHA-256");
   }
 
   @Test

@@ -46,20 +46,20 @@ public final class ApiContext {
 
   /** Counts an acknowledged produce. */
   public void produced(int records, long bytes) {
-    metrics.producedRecords.add(records);
-    metrics.producedBytes.add(bytes);
+    metrics.produced(records, bytes);
   }
 
   /** Counts a fetch answer. */
   public void fetched(int records, long bytes) {
-    metrics.fetchedRecords.add(records);
-    metrics.fetchedBytes.add(bytes);
+    metrics.fetched(records, bytes);
   }
 
-  /** The Prometheus text of the HTTP counters and the node's write and read stats. */
-  public String renderMetrics() {
-    return metrics.render(
-        node == null ? null : node.writerStats(), node == null ? null : node.readStats());
+  /**
+   * The Prometheus exposition of the HTTP meters and the node's write and read meters; empty
+   * without micrometer-registry-prometheus on the class path.
+   */
+  public java.util.Optional<HttpMetrics.Exposition> metricsExposition() {
+    return metrics.exposition();
   }
 
   /** Takes a long-poll slot, or refuses with 503 when all {@code maxLongPolls} are taken. */

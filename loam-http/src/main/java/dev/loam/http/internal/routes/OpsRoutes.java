@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeHealth;
+import dev.loam.error.LoamException.Kind;
 import dev.loam.http.internal.ApiContext;
+import dev.loam.http.internal.ApiException;
 import dev.loam.http.internal.Errors;
+import dev.loam.http.internal.HttpMetrics;
 import dev.loam.http.internal.HttpReply;
 import dev.loam.http.internal.Json;
 import dev.loam.http.internal.Request;
@@ -105,9 +108,18 @@ public final class OpsRoutes {
   }
 
   private CompletableFuture<HttpReply> metrics(Request r) {
-    byte[] text = ctx.renderMetrics().getBytes(StandardCharsets.UTF_8);
+    HttpMetrics.Exposition e =
+        ctx.metricsExposition()
+            .orElseThrow(
+                () ->
+                    new ApiException(
+                        HttpResponseStatus.NOT_FOUND,
+                        "not_found",
+                        Kind.NOT_FOUND,
+                        "/metrics needs io.micrometer:micrometer-registry-prometheus on the"
+                            + " class path"));
+    byte[] text = e.scrape().getBytes(StandardCharsets.UTF_8);
     return CompletableFuture.completedFuture(
-        new HttpReply(
-            HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", text, Map.of()));
+        new HttpReply(HttpResponseStatus.OK, e.contentType(), text, Map.of()));
   }
 }

@@ -40,7 +40,7 @@ public final class CreatePartitionsHandler implements ApiHandler {
     boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<CreatePartitionsTopicResult>> each = new ArrayList<>();
     for (CreatePartitionsTopic t : req.data().topics()) {
-      each.add(grow(request.namespace(), t, validateOnly, mayForward));
+      each.add(grow(request, t, validateOnly, mayForward));
     }
     return Futures.all(each)
         .thenApply(
@@ -52,7 +52,8 @@ public final class CreatePartitionsHandler implements ApiHandler {
   }
 
   private CompletableFuture<CreatePartitionsTopicResult> grow(
-      String ns, CreatePartitionsTopic t, boolean validateOnly, boolean mayForward) {
+      ClientRequest request, CreatePartitionsTopic t, boolean validateOnly, boolean mayForward) {
+    String ns = request.namespace();
     if (t.assignments() != null && !t.assignments().isEmpty()) {
       return CompletableFuture.completedFuture(
           result(
@@ -94,19 +95,19 @@ public final class CreatePartitionsHandler implements ApiHandler {
                           e == null
                               ? CompletableFuture.completedFuture(
                                   result(t.name(), Errors.NONE, null))
-                              : orForward(t, e, mayForward))
+                              : orForward(request, t, e, mayForward))
                   .thenCompose(f -> f);
             })
         .exceptionally(e -> failure(t.name(), e));
   }
 
   private CompletableFuture<CreatePartitionsTopicResult> orForward(
-      CreatePartitionsTopic t, Throwable e, boolean mayForward) {
+      ClientRequest request, CreatePartitionsTopic t, Throwable e, boolean mayForward) {
     if (!mayForward) {
       return CompletableFuture.completedFuture(failure(t.name(), e));
     }
     return owners
-        .ownerListener(e)
+        .owner(e)
         .thenCompose(
             owner ->
                 owner.isEmpty()
@@ -114,6 +115,8 @@ public final class CreatePartitionsHandler implements ApiHandler {
                     : owners
                         .forward(
                             owner.get(),
+                            request.principal(),
+                            request.namespace(),
                             a ->
                                 a.createPartitions(
                                         Map.of(t.name(), NewPartitions.increaseTo(t.count())))

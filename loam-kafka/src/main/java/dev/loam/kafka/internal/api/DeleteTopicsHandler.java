@@ -37,12 +37,12 @@ public final class DeleteTopicsHandler implements ApiHandler {
     List<CompletableFuture<DeletableTopicResult>> each = new ArrayList<>();
     if (request.version() < 6) {
       for (String name : req.data().topicNames()) {
-        each.add(delete(ns, name, null, mayForward));
+        each.add(delete(request, name, null, mayForward));
       }
     } else {
       for (DeleteTopicState s : req.data().topics()) {
         if (s.name() != null) {
-          each.add(delete(ns, s.name(), null, mayForward));
+          each.add(delete(request, s.name(), null, mayForward));
         } else {
           Uuid id = s.topicId();
           each.add(
@@ -51,7 +51,7 @@ public final class DeleteTopicsHandler implements ApiHandler {
                   .thenCompose(
                       n ->
                           n.isPresent()
-                              ? delete(ns, n.get(), id, mayForward)
+                              ? delete(request, n.get(), id, mayForward)
                               : CompletableFuture.completedFuture(
                                   new DeletableTopicResult()
                                       .setTopicId(id)
@@ -70,7 +70,8 @@ public final class DeleteTopicsHandler implements ApiHandler {
   }
 
   private CompletableFuture<DeletableTopicResult> delete(
-      String ns, String name, Uuid id, boolean mayForward) {
+      ClientRequest request, String name, Uuid id, boolean mayForward) {
+    String ns = request.namespace();
     return topics
         .describe(ns, name)
         .thenCompose(
@@ -107,7 +108,7 @@ public final class DeleteTopicsHandler implements ApiHandler {
                           return CompletableFuture.completedFuture(failed);
                         }
                         return owners
-                            .ownerListener(e)
+                            .owner(e)
                             .thenCompose(
                                 owner ->
                                     owner.isEmpty()
@@ -115,6 +116,8 @@ public final class DeleteTopicsHandler implements ApiHandler {
                                         : owners
                                             .forward(
                                                 owner.get(),
+                                                request.principal(),
+                                                ns,
                                                 a -> a.deleteTopics(List.of(name)).all())
                                             .thenApply(
                                                 answer -> {

@@ -33,7 +33,7 @@ public final class Handlers {
             settings.autoCreateTopics(),
             settings.defaultPartitions());
     ClusterView cluster = new ClusterView(node.log(), endpoints);
-    OwnerForwarding owners = new OwnerForwarding(node.log(), endpoints);
+    OwnerForwarding owners = new OwnerForwarding(node.log(), endpoints, settings);
     AtomicReference<Dispatcher> self = new AtomicReference<>();
     Map<ApiKeys, ApiHandler> h = new EnumMap<>(ApiKeys.class);
     h.put(ApiKeys.API_VERSIONS, new ApiVersionsHandler(() -> self.get().supported()));

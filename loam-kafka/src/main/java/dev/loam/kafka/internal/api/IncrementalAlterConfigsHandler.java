@@ -49,7 +49,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
     boolean mayForward = !OwnerForwarding.isForwarded(request.clientId());
     List<CompletableFuture<AlterConfigsResourceResponse>> each = new ArrayList<>();
     for (AlterConfigsResource r : req.data().resources()) {
-      each.add(alter(request.namespace(), r, validateOnly, mayForward));
+      each.add(alter(request, r, validateOnly, mayForward));
     }
     return Futures.all(each)
         .thenApply(
@@ -61,7 +61,8 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
   }
 
   private CompletableFuture<AlterConfigsResourceResponse> alter(
-      String ns, AlterConfigsResource r, boolean validateOnly, boolean mayForward) {
+      ClientRequest request, AlterConfigsResource r, boolean validateOnly, boolean mayForward) {
+    String ns = request.namespace();
     AlterConfigsResourceResponse base =
         new AlterConfigsResourceResponse()
             .setResourceType(r.resourceType())
@@ -114,7 +115,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
                           e == null
                               ? CompletableFuture.completedFuture(
                                   base.setErrorCode(Errors.NONE.code()))
-                              : orForward(r, base, e, mayForward))
+                              : orForward(request, r, base, e, mayForward))
                   .thenCompose(f -> f);
             })
         .exceptionally(
@@ -128,7 +129,11 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
    * failure that is not about ownership is answered as it is.
    */
   private CompletableFuture<AlterConfigsResourceResponse> orForward(
-      AlterConfigsResource r, AlterConfigsResourceResponse base, Throwable e, boolean mayForward) {
+      ClientRequest request,
+      AlterConfigsResource r,
+      AlterConfigsResourceResponse base,
+      Throwable e,
+      boolean mayForward) {
     AlterConfigsResourceResponse failed =
         base.setErrorCode(ErrorMapping.of(e, ErrorMapping.Context.ADMIN).code())
             .setErrorMessage(ErrorMapping.message(e));
@@ -144,7 +149,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
     }
     ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, r.resourceName());
     return owners
-        .ownerListener(e)
+        .owner(e)
         .thenCompose(
             owner ->
                 owner.isEmpty()
@@ -152,6 +157,8 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
                     : owners
                         .forward(
                             owner.get(),
+                            request.principal(),
+                            request.namespace(),
                             a -> a.incrementalAlterConfigs(Map.of(resource, ops)).all())
                         .thenApply(
                             answer ->

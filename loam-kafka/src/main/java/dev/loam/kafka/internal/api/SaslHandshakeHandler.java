@@ -1,5 +1,6 @@
 package dev.loam.kafka.internal.api;
 
+import dev.loam.kafka.internal.cluster.OwnerForwarding;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
@@ -18,7 +19,14 @@ final class SaslHandshakeHandler implements ApiHandler {
     String mechanism = ((SaslHandshakeRequest) request.body()).data().mechanism();
     return ApiHandler.answer(
         new SaslHandshakeResponseData()
-            .setErrorCode(request.session().handshake(mechanism, request.version() == 0).code())
+            .setErrorCode(
+                request
+                    .session()
+                    .handshake(
+                        mechanism,
+                        request.version() == 0,
+                        OwnerForwarding.isForwarded(request.clientId()))
+                    .code())
             .setMechanisms(request.session().mechanisms()));
   }
 }

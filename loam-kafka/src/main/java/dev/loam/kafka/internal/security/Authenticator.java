@@ -33,13 +33,16 @@ public final class Authenticator implements AutoCloseable {
   private final Duration reauthInterval;
   private final ExecutorService exchanges;
   private final LongSupplier nanoClock;
+  private final String selfNodeId;
 
-  public Authenticator(Log log, KafkaGatewaySettings settings) {
-    this(log, settings, System::nanoTime);
+  /** The authenticator of the gateway of node {@code selfNodeId}. */
+  public Authenticator(Log log, String selfNodeId, KafkaGatewaySettings settings) {
+    this(log, selfNodeId, settings, System::nanoTime);
   }
 
-  Authenticator(Log log, KafkaGatewaySettings settings, LongSupplier nanoClock) {
+  Authenticator(Log log, String selfNodeId, KafkaGatewaySettings settings, LongSupplier nanoClock) {
     this.log = log;
+    this.selfNodeId = selfNodeId;
     this.listenerNamespace = settings.namespace();
     this.mode = settings.authentication();
     this.mechanisms = List.copyOf(settings.saslMechanisms());
@@ -100,9 +103,12 @@ public final class Authenticator implements AutoCloseable {
     return SaslServers.create(mechanism, callbacks);
   }
 
-  /** Callbacks answering a SASL server from the node's API keys. */
-  SaslCallbacks callbacks(String mechanism) {
-    return new SaslCallbacks(log, mechanism, VERIFY_TIMEOUT);
+  /**
+   * Callbacks answering a SASL server from the node's API keys; for another gateway's forwarding
+   * connection ({@code forwarded}), from forwarding tokens only.
+   */
+  SaslCallbacks callbacks(String mechanism, boolean forwarded) {
+    return new SaslCallbacks(log, mechanism, VERIFY_TIMEOUT, selfNodeId, forwarded);
   }
 
   ExecutorService exchanges() {

@@ -29,12 +29,31 @@ final class SaslCallbacks implements CallbackHandler {
   private final Log log;
   private final String mechanism;
   private final Duration timeout;
+  private final String selfNodeId;
+  private final boolean forwarded;
   private volatile Principal verified;
+  private volatile String forwardedNamespace;
 
   SaslCallbacks(Log log, String mechanism, Duration timeout) {
+    this(log, mechanism, timeout, null, false);
+  }
+
+  /**
+   * @param selfNodeId this node's id, which a forwarding token must name
+   * @param forwarded whether the exchange is another gateway's forwarding connection: its PLAIN
+   *     password must then be a {@link ForwardingToken} (and elsewhere a token is never accepted)
+   */
+  SaslCallbacks(Log log, String mechanism, Duration timeout, String selfNodeId, boolean forwarded) {
     this.log = log;
     this.mechanism = mechanism;
     this.timeout = timeout;
+    this.selfNodeId = selfNodeId;
+    this.forwarded = forwarded;
+  }
+
+  /** The namespace a forwarding token named; empty for any other exchange. */
+  Optional<String> forwardedNamespace() {
+    return Optional.ofNullable(forwardedNamespace);
   }
 
   /** The principal a SASL/PLAIN password check verified; empty for SCRAM or a failed check. */
@@ -70,14 +89,38 @@ final class SaslCallbacks implements CallbackHandler {
         .map(k -> new ScramCredential(k.salt(), k.storedKey(), k.serverKey(), k.iterations()));
   }
 
+  /**
+   * A forwarding token for an active key, made for this node, and naming the key's own namespace
+   * when the key is scoped to one.
+   */
+  private boolean checkToken(String keyId, String token) {
+    Optional<Principal> p = log.activePrincipal(keyId);
+    Optional<dev.loam.api.ScramCredential> c =
+        log.scramCredential(keyId, dev.loam.api.ScramCredential.SCRAM_SHA_256);
+    if (p.isEmpty() || c.isEmpty() || selfNodeId == null) {
+      return false;
+    }
+    Optional<ForwardingToken.Claim> claim =
+        ForwardingToken.verify(
+            c.get().serverKey(), keyId, selfNodeId, token, System.currentTimeMillis());
+    if (claim.isEmpty() || !p.get().coversNamespace(claim.get().namespace())) {
+      return false;
+    }
+    forwardedNamespace = claim.get().namespace();
+    verified = p.get();
+    return true;
+  }
+
   private boolean checkPassword(String keyId, char[] password) throws IOException {
     if (keyId == null || password == null) {
       return false;
     }
+    String presented = new String(password);
+    if (forwarded || ForwardingToken.looksLikeToken(presented)) {
+      return forwarded && checkToken(keyId, presented);
+    }
     try {
-      verified =
-          log.authenticate(keyId, new String(password))
-              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      verified = log.authenticate(keyId, presented).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (ExecutionException e) {
       if (e.getCause() instanceof AuthenticationException) {

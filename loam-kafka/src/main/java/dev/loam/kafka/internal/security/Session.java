@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Session {
   private static final Logger LOG = LoggerFactory.getLogger(Session.class);
+  private static final String PLAIN = "PLAIN";
 
   private final Authenticator auth;
   private final String listenerNamespace;
@@ -40,6 +41,7 @@ public final class Session {
   private volatile boolean expires;
   private volatile boolean closeRequested;
   private volatile boolean rawTokens;
+  private volatile String forwardedNamespace;
 
   // The exchange in progress; guarded by this.
   private SaslServer server;
@@ -74,6 +76,10 @@ public final class Session {
    * cluster-wide key, or no authentication) the listener's.
    */
   public String namespace() {
+    String f = forwardedNamespace;
+    if (f != null) {
+      return f;
+    }
     Principal p = principal;
     return p == null || p.clusterWide() ? listenerNamespace : p.namespace();
   }
@@ -135,6 +141,16 @@ public final class Session {
    * then come as bare size-prefixed frames ({@link #awaitsRawToken}) instead of SaslAuthenticate.
    */
   public synchronized Errors handshake(String requested, boolean rawTokens) {
+    return handshake(requested, rawTokens, false);
+  }
+
+  /**
+   * As {@link #handshake(String, boolean)}; with {@code forwarded} (the client id of another
+   * gateway's owner forwarding) the exchange is SASL/PLAIN with a {@link ForwardingToken} as the
+   * password, accepted whichever mechanisms the listener offers clients: the connection then acts
+   * as the token's key in the token's namespace.
+   */
+  public synchronized Errors handshake(String requested, boolean rawTokens, boolean forwarded) {
     if (auth == null) {
       closeRequested = true;
       return Errors.ILLEGAL_SASL_STATE;
@@ -143,11 +159,12 @@ public final class Session {
       closeRequested = true;
       return Errors.ILLEGAL_SASL_STATE;
     }
-    if (requested == null || !auth.mechanisms().contains(requested)) {
+    boolean offered = forwarded ? PLAIN.equals(requested) : auth.mechanisms().contains(requested);
+    if (requested == null || !offered) {
       closeRequested = true;
       return Errors.UNSUPPORTED_SASL_MECHANISM;
     }
-    callbacks = auth.callbacks(requested);
+    callbacks = auth.callbacks(requested, forwarded);
     server = auth.server(requested, callbacks);
     mechanism = requested;
     this.rawTokens = rawTokens;
@@ -228,7 +245,12 @@ public final class Session {
       return fail(
           "Authentication failed: re-authentication must use the connection's API key " + who());
     }
+    Optional<String> ns = callbacks.forwardedNamespace();
+    if (forwardedNamespace != null && !ns.equals(Optional.of(forwardedNamespace))) {
+      return fail("Authentication failed: re-authentication must keep the forwarded namespace");
+    }
     principal = who.get();
+    ns.ifPresent(n -> forwardedNamespace = n);
     long lifetimeMs = auth.reauthInterval().toMillis();
     if (lifetimeMs > 0) {
       expiresAtNanos = auth.nanoTime() + auth.reauthInterval().toNanos();
