@@ -10,6 +10,8 @@ package dev.loam.grpc;
  * @param subscribeRecords records delivered by Subscribe
  * @param subscribeHeldBytes bytes of records fetched for open subscriptions and not yet handed to
  *     gRPC (at most one message per subscription): what flow control keeps bounded
+ * @param subscribeFetches long-poll fetches the subscriptions made (each answers one message, or
+ *     none when its wait ended with no record)
  */
 public record GrpcStats(
     long calls,
@@ -17,4 +19,5 @@ public record GrpcStats(
     long openSubscriptions,
     long subscribeMessages,
     long subscribeRecords,
-    long subscribeHeldBytes) {}
+    long subscribeHeldBytes,
+    long subscribeFetches) {}

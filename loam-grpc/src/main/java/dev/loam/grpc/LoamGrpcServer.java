@@ -155,7 +155,7 @@ public final class LoamGrpcServer implements AutoCloseable {
   /** Counters since start. */
   public GrpcStats stats() {
     long[] c = calls.counters();
-    return new GrpcStats(c[0], c[1], c[2], c[3], c[4], c[5]);
+    return new GrpcStats(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
   }
 
   /** Best effort: the registry is for discovery; the server serves whether or not it is there. */

@@ -86,7 +86,7 @@ final class GrpcTransport implements BenchTransport, AutoCloseable {
     Sub s =
         subs.computeIfAbsent(
             ns + "/" + stream + "/" + partition, k -> new Sub(ns, stream, partition));
-    return s.next(offset, maxWait);
+    return s.next(offset, maxBytes, maxWait);
   }
 
   @Override
@@ -121,7 +121,7 @@ final class GrpcTransport implements BenchTransport, AutoCloseable {
       this.partition = partition;
     }
 
-    synchronized CompletableFuture<Fetched> next(long offset, Duration maxWait) {
+    synchronized CompletableFuture<Fetched> next(long offset, int maxBytes, Duration maxWait) {
       if (call == null || offset != handedOut) {
         // First use, or the loop restarts elsewhere (after an error): a new stream from offset.
         cancel();
@@ -134,6 +134,7 @@ final class GrpcTransport implements BenchTransport, AutoCloseable {
                 .setStream(stream)
                 .setPartition(partition)
                 .setOffset(offset)
+                .setMaxBytes(maxBytes)
                 .build(),
             this);
       }

@@ -254,7 +254,10 @@ final class LoadRun {
     for (LoamNode n : nodes) {
       if (c.transport().equals("grpc")) {
         LoamGrpcServer g =
-            LoamGrpcServer.start(n, GrpcSettings.builder().host("127.0.0.1").port(0).build());
+            LoamGrpcServer.start(
+                n,
+                // Messages as large as the other transports' fetches (1 MiB).
+                GrpcSettings.builder().host("127.0.0.1").port(0).subscribeBytes(1 << 20).build());
         grpcParts.add(g::close);
         GrpcTransport t = new GrpcTransport("127.0.0.1:" + g.port());
         grpcParts.add(t::close);

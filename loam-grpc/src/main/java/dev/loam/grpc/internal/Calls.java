@@ -67,6 +67,7 @@ public final class Calls {
   final LongAdder failed = new LongAdder();
   final AtomicLong openSubscriptions = new AtomicLong();
   final LongAdder subscribeMessages = new LongAdder();
+  final LongAdder subscribeFetches = new LongAdder();
   final LongAdder subscribeRecords = new LongAdder();
   final AtomicLong subscribeHeldBytes = new AtomicLong();
 
@@ -91,7 +92,8 @@ public final class Calls {
       openSubscriptions.get(),
       subscribeMessages.sum(),
       subscribeRecords.sum(),
-      subscribeHeldBytes.get()
+      subscribeHeldBytes.get(),
+      subscribeFetches.sum()
     };
   }
 

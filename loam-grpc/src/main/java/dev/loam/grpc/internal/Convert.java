@@ -1,6 +1,6 @@
 package dev.loam.grpc.internal;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
 import dev.loam.api.ConsumerState;
@@ -136,7 +136,10 @@ public final class Convert {
     return b.build();
   }
 
-  /** A fetched record as a message. */
+  /**
+   * A fetched record as a message. The record's arrays are wrapped, not copied: a fetched record is
+   * never changed after the read, and the message is serialized once and dropped.
+   */
   public static dev.loam.grpc.v1.FetchedRecord record(FetchedRecord r) {
     dev.loam.grpc.v1.FetchedRecord.Builder b =
         dev.loam.grpc.v1.FetchedRecord.newBuilder()
@@ -144,15 +147,15 @@ public final class Convert {
             .setOffset(r.offset())
             .setTimestampMs(r.timestamp());
     if (r.key() != null) {
-      b.setKey(ByteString.copyFrom(r.key()));
+      b.setKey(UnsafeByteOperations.unsafeWrap(r.key()));
     }
     if (r.value() != null) {
-      b.setValue(ByteString.copyFrom(r.value()));
+      b.setValue(UnsafeByteOperations.unsafeWrap(r.value()));
     }
     for (Header h : r.headers()) {
       dev.loam.grpc.v1.Header.Builder hb = dev.loam.grpc.v1.Header.newBuilder().setKey(h.key());
       if (h.value() != null) {
-        hb.setValue(ByteString.copyFrom(h.value()));
+        hb.setValue(UnsafeByteOperations.unsafeWrap(h.value()));
       }
       b.addHeaders(hb);
     }

@@ -145,6 +145,7 @@ final class SubscribeCall {
       from = next;
       t = token;
     }
+    calls.subscribeFetches.increment();
     long wait = calls.settings.subscribeWait().toMillis();
     if (deadline != null) {
       wait = Math.max(0, Math.min(wait, deadline.timeRemaining(TimeUnit.MILLISECONDS)));
