@@ -424,7 +424,7 @@ class GrpcApiIT {
   }
 
   @Test
-  void clusterNodesAndOwner() {
+  void clusterNodesAndOwner() throws InterruptedException {
     var cluster = ClusterServiceGrpc.newBlockingStub(t.client.channel(t.address()));
     List<Node> nodes = cluster.listNodes(ListNodesRequest.getDefaultInstance()).getNodesList();
     assertThat(nodes).extracting(Node::getNodeId).containsExactly("n1");
@@ -436,9 +436,19 @@ class GrpcApiIT {
         .isEmpty();
     admin.createNamespace(CreateNamespaceRequest.newBuilder().setNamespace("ns").build());
     createStream("ns", "s", 1);
-    StreamOwner o =
-        cluster.getStreamOwner(
-            GetStreamOwnerRequest.newBuilder().setNamespace("ns").setStream("s").build());
+    // Placement runs in the background: the stream gets its owner a moment after it is created.
+    StreamOwner o;
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    do {
+      o =
+          cluster.getStreamOwner(
+              GetStreamOwnerRequest.newBuilder().setNamespace("ns").setStream("s").build());
+      if (o.getState().equals("open") || System.nanoTime() > end) {
+        break;
+      }
+      Thread.sleep(20);
+    } while (true);
+    assertThat(o.getState()).isEqualTo("open");
     assertThat(o.getOwnerNodeId()).isEqualTo("n1");
     assertThat(o.getOwnerGrpcAddress()).isEqualTo(t.address());
   }
