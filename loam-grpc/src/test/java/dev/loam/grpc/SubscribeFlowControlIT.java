@@ -234,4 +234,62 @@ class SubscribeFlowControlIT {
     assertThat(t.server.stats().subscribeRecords()).isEqualTo(total);
     slow.call.cancel("done", null);
   }
+
+  @Test
+  void aStoredBatchLargerThanMaxBytesIsCutIntoMessagesAClientAccepts() throws Exception {
+    t = new GrpcTestSupport(dir);
+    stream("one", 1);
+    // One produce of 6 MB: one stored batch, larger than gRPC's default 4 MiB message limit.
+    int count = 6000;
+    ProduceRequest.Builder b = ProduceRequest.newBuilder().setNamespace("ns").setStream("one");
+    ByteString value = ByteString.copyFrom(new byte[1000]);
+    for (int i = 0; i < count; i++) {
+      b.addRecords(dev.loam.grpc.v1.Record.newBuilder().setValue(value).setPartition(0));
+    }
+    StreamServiceGrpc.newBlockingStub(t.client.channel(t.address())).produce(b.build());
+
+    int maxBytes = 64 << 10;
+    var it =
+        StreamServiceGrpc.newBlockingStub(t.client.channel(t.address()))
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .subscribe(
+                SubscribeRequest.newBuilder()
+                    .setNamespace("ns")
+                    .setStream("one")
+                    .setPartition(0)
+                    .setMaxBytes(maxBytes)
+                    .build());
+    long next = 0;
+    while (next < count) {
+      SubscribeResponse m = it.next();
+      assertThat(m.getSerializedSize()).isLessThanOrEqualTo(maxBytes + 64);
+      for (FetchedRecord r : m.getRecordsList()) {
+        assertThat(r.getOffset()).isEqualTo(next++);
+      }
+      assertThat(m.getNextOffset()).isEqualTo(next);
+    }
+
+    var fetch = StreamServiceGrpc.newBlockingStub(t.client.channel(t.address()));
+    long offset = 0;
+    long seen = 0;
+    while (offset < count) {
+      var f =
+          fetch.fetch(
+              dev.loam.grpc.v1.FetchRequest.newBuilder()
+                  .setNamespace("ns")
+                  .setStream("one")
+                  .setPartition(0)
+                  .setOffset(offset)
+                  .setMaxBytes(maxBytes)
+                  .build());
+      assertThat(f.getSerializedSize()).isLessThanOrEqualTo(maxBytes + 64);
+      for (FetchedRecord r : f.getRecordsList()) {
+        assertThat(r.getOffset()).isEqualTo(offset + (seen - (offset)));
+        seen++;
+      }
+      assertThat(f.getNextOffset()).isEqualTo(seen);
+      offset = f.getNextOffset();
+    }
+    assertThat(seen).isEqualTo(count);
+  }
 }

@@ -77,12 +77,28 @@ public final class StreamServiceImpl extends StreamServiceGrpc.StreamServiceImpl
                       : OptionalLong.empty())
               .thenApply(
                   r -> {
+                    // A fetch answers whole stored batches, which may be larger than max_bytes
+                    // (and than a client accepts in one message): answer at most max_bytes of
+                    // records (at least one), and where to fetch on.
                     FetchResponse.Builder b =
                         FetchResponse.newBuilder()
                             .setNextOffset(r.nextOffset())
                             .setHighWatermark(r.highWatermark())
                             .setLogStartOffset(r.logStartOffset());
-                    r.records().forEach(x -> b.addRecords(Convert.record(x)));
+                    long bytes = 0;
+                    for (dev.loam.api.FetchedRecord x : r.records()) {
+                      if (x.offset() < req.getOffset()) {
+                        continue;
+                      }
+                      dev.loam.grpc.v1.FetchedRecord m = Convert.record(x);
+                      int size = m.getSerializedSize() + 8;
+                      if (b.getRecordsCount() > 0 && bytes + size > maxBytes) {
+                        b.setNextOffset(x.offset());
+                        break;
+                      }
+                      b.addRecords(m);
+                      bytes += size;
+                    }
                     return b.build();
                   });
         });

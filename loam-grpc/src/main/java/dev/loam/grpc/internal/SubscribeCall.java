@@ -14,19 +14,22 @@ import io.grpc.Deadline;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.OptionalLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One open {@code Subscribe}: the long-poll fetch loop held open (stream-engine.txt §6), paced by
- * gRPC's readiness. The loop has at most one fetch in flight and at most one message waiting for
- * the call to become ready; it fetches again only once the previous message was handed to gRPC, and
- * it hands a message to gRPC only while {@link ServerCallStreamObserver#isReady()} says the
- * transport's window has room. A slow client therefore holds its subscription at one message of at
- * most {@code max_bytes}, and a waiting subscription parks no thread (the fetch's long-poll is a
- * future). Transient failures (UNAVAILABLE, as while a stream's ownership moves) are retried with a
- * growing delay before the call ends.
+ * gRPC's readiness. The loop has at most one fetch in flight, or one fetch's records waiting for
+ * the call to become ready, cut into messages of at most {@code max_bytes} (a fetch answers whole
+ * stored batches, which can be larger than a client accepts in one message). It fetches again only
+ * once every message of the previous fetch was handed to gRPC, and it hands a message to gRPC only
+ * while {@link ServerCallStreamObserver#isReady()} says the transport's window has room. A slow
+ * client therefore holds its subscription at one fetch (at most {@code max_bytes}, or one stored
+ * batch when a batch is larger), and a waiting subscription parks no thread (the fetch's long-poll
+ * is a future). Transient failures (UNAVAILABLE, as while a stream's ownership moves) are retried
+ * with a growing delay before the call ends.
  */
 final class SubscribeCall {
   /** Transient failures in a row before the call ends UNAVAILABLE (about 15 s of retries). */
@@ -44,7 +47,7 @@ final class SubscribeCall {
 
   // Guarded by this.
   private long next;
-  private SubscribeResponse pending;
+  private final ArrayDeque<SubscribeResponse> pending = new ArrayDeque<>();
   private long pendingBytes;
   private boolean fetching;
   private boolean started;
@@ -138,7 +141,7 @@ final class SubscribeCall {
     long from;
     OptionalLong t;
     synchronized (this) {
-      if (done || fetching || pending != null) {
+      if (done || fetching || !pending.isEmpty()) {
         return;
       }
       fetching = true;
@@ -180,29 +183,30 @@ final class SubscribeCall {
         failures = 0;
         token = OptionalLong.empty();
         SubscribeResponse.Builder b = SubscribeResponse.newBuilder();
-        long last = -1;
+        long bytes = 0;
         for (FetchedRecord x : r.records()) {
           // A fetch answers whole batches: skip what was delivered already.
-          if (x.offset() >= next) {
-            b.addRecords(Convert.record(x));
-            last = x.offset();
+          if (x.offset() < next) {
+            continue;
           }
+          dev.loam.grpc.v1.FetchedRecord m = Convert.record(x);
+          int size = m.getSerializedSize() + 8;
+          if (b.getRecordsCount() > 0 && bytes + size > maxBytes) {
+            queue(b, r.highWatermark());
+            b = SubscribeResponse.newBuilder();
+            bytes = 0;
+          }
+          b.addRecords(m);
+          bytes += size;
+          next = x.offset() + 1;
         }
-        if (last < 0) {
+        if (b.getRecordsCount() > 0) {
+          queue(b, r.highWatermark());
+        }
+        if (pending.isEmpty()) {
           next = Math.max(next, r.nextOffset());
-          again = true;
-        } else {
-          next = last + 1;
-          SubscribeResponse m = b.setNextOffset(next).setHighWatermark(r.highWatermark()).build();
-          if (out.isReady()) {
-            send(m);
-            again = true;
-          } else {
-            pending = m;
-            pendingBytes = m.getSerializedSize();
-            calls.subscribeHeldBytes.addAndGet(pendingBytes);
-          }
         }
+        again = drain();
       }
     }
     if (end != null) {
@@ -212,17 +216,37 @@ final class SubscribeCall {
     }
   }
 
-  /** The call's transport has room again: hand over the waiting message and fetch on. */
+  // Holds this.
+  private void queue(SubscribeResponse.Builder b, long highWatermark) {
+    long last = b.getRecords(b.getRecordsCount() - 1).getOffset();
+    SubscribeResponse m = b.setNextOffset(last + 1).setHighWatermark(highWatermark).build();
+    pending.add(m);
+    long size = m.getSerializedSize();
+    pendingBytes += size;
+    calls.subscribeHeldBytes.addAndGet(size);
+  }
+
+  /**
+   * Hands waiting messages to gRPC while the call is ready; true when none is left (fetch on).
+   * Holds this.
+   */
+  private boolean drain() {
+    while (!pending.isEmpty() && out.isReady()) {
+      SubscribeResponse m = pending.poll();
+      long size = m.getSerializedSize();
+      pendingBytes -= size;
+      calls.subscribeHeldBytes.addAndGet(-size);
+      send(m);
+    }
+    return pending.isEmpty();
+  }
+
+  /** The call's transport has room again: hand over the waiting messages and fetch on. */
   private void ready() {
     synchronized (this) {
-      if (done || pending == null || !out.isReady()) {
+      if (done || pending.isEmpty() || !drain()) {
         return;
       }
-      SubscribeResponse m = pending;
-      pending = null;
-      calls.subscribeHeldBytes.addAndGet(-pendingBytes);
-      pendingBytes = 0;
-      send(m);
     }
     fetchSoon(0);
   }
@@ -256,11 +280,9 @@ final class SubscribeCall {
   // Holds this.
   private void release() {
     done = true;
-    if (pending != null) {
-      pending = null;
-      calls.subscribeHeldBytes.addAndGet(-pendingBytes);
-      pendingBytes = 0;
-    }
+    pending.clear();
+    calls.subscribeHeldBytes.addAndGet(-pendingBytes);
+    pendingBytes = 0;
     if (started) {
       calls.openSubscriptions.decrementAndGet();
     }
