@@ -20,6 +20,7 @@ targets=(
   "loam-meta CommandCodecFuzzTest"
   "loam-meta OutcomeCodecFuzzTest"
   "loam-meta SnapshotFuzzTest"
+  "loam-grpc ProduceRequestFuzzTest"
   "loam-http ProduceBodyFuzzTest"
   "loam-http ParamsFuzzTest"
   "loam-http FetchBodyFuzzTest"

@@ -54,6 +54,8 @@ class KeysCliIT {
                 "--otlp-http-port",
                 "off",
                 "--otlp-grpc-port",
+                "off",
+                "--grpc-port",
                 "off"));
     cmd.addAll(List.of(extra));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

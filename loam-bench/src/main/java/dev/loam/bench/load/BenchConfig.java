@@ -100,7 +100,7 @@ public record BenchConfig(
   static final List<String> COMPRESSIONS = List.of("none", "gzip", "snappy", "lz4", "zstd");
 
   /** The values of {@code --transport}. */
-  static final List<String> TRANSPORTS = List.of("embedded", "http", "kafka");
+  static final List<String> TRANSPORTS = List.of("embedded", "http", "grpc", "kafka");
 
   /** The default scenario: 1 producer, 1 consumer, 1 KiB records, 8 partitions, flat out. */
   public static BenchConfig defaults() {
@@ -143,6 +143,9 @@ public record BenchConfig(
   public String transportDetail() {
     return switch (transport) {
       case "http" -> "the JDK HTTP client against each node's native HTTP API on loopback";
+      case "grpc" ->
+          "grpc-java stubs generated from loam-grpc-proto against each node's gRPC API on"
+              + " loopback: Produce calls, and one Subscribe stream per consumed partition";
       case "kafka" ->
           "the Kafka Java client of --vs-kafka (same producer and consumer code and settings)"
               + " against a Kafka gateway on each node, on loopback; topic created with"
@@ -348,7 +351,8 @@ public record BenchConfig(
           "T",
           Values.oneOf(TRANSPORTS.toArray(String[]::new)),
           D.transport,
-          "embedded (Log API calls in this JVM), http (each node serves the HTTP API on loopback)"
+          "embedded (Log API calls in this JVM), http (each node serves the HTTP API on loopback),"
+              + " grpc (each node serves the gRPC API; consumers use Subscribe)"
               + " or kafka (each node runs a Kafka gateway; the Kafka Java client of --vs-kafka"
               + " drives it)");
   static final Flag<Long> RATE =

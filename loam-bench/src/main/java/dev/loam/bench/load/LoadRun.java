@@ -11,6 +11,8 @@ import dev.loam.api.ReadStats;
 import dev.loam.api.StreamSpec;
 import dev.loam.api.WriterStats;
 import dev.loam.core.runtime.SystemDrivers;
+import dev.loam.grpc.GrpcSettings;
+import dev.loam.grpc.LoamGrpcServer;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.ratis.RatisMetastore;
@@ -74,6 +76,10 @@ final class LoadRun {
   private final LongAdder appendsFailed = new LongAdder();
   private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
   private final ExecutorService httpClientPool = SystemDrivers.ioPool("loam-bench-http-client", 4);
+
+  /** With {@code --transport grpc}: each node's server and client, closed after the run. */
+  private final List<Runnable> grpcParts = new ArrayList<>();
+
   private volatile boolean producing = true;
   private volatile boolean consuming = true;
   private long measureStart;
@@ -196,6 +202,10 @@ final class LoadRun {
         for (LoamHttpServer h : servers) {
           h.close();
         }
+        for (int i = grpcParts.size() - 1; i >= 0; i--) {
+          grpcParts.get(i).run();
+        }
+        grpcParts.clear();
         for (LoamNode n : nodes) {
           n.close();
         }
@@ -242,7 +252,17 @@ final class LoadRun {
   private List<BenchTransport> transports(List<LoamNode> nodes, List<LoamHttpServer> servers) {
     List<BenchTransport> ts = new ArrayList<>();
     for (LoamNode n : nodes) {
-      if (c.transport().equals("http")) {
+      if (c.transport().equals("grpc")) {
+        LoamGrpcServer g =
+            LoamGrpcServer.start(
+                n,
+                // Messages as large as the other transports' fetches (1 MiB).
+                GrpcSettings.builder().host("127.0.0.1").port(0).subscribeBytes(1 << 20).build());
+        grpcParts.add(g::close);
+        GrpcTransport t = new GrpcTransport("127.0.0.1:" + g.port());
+        grpcParts.add(t::close);
+        ts.add(t);
+      } else if (c.transport().equals("http")) {
         LoamHttpServer h = LoamHttpServer.builder().node(n).host("127.0.0.1").port(0).start();
         servers.add(h);
         ts.add(BenchTransport.http("http://127.0.0.1:" + h.port(), httpClientPool));

@@ -90,9 +90,9 @@ class ClusterAndHttpBenchIT {
   @Test
   void unknownTransportIsRefused() {
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> BenchConfig.parse(new String[] {"--transport", "grpc"}))
+            () -> BenchConfig.parse(new String[] {"--transport", "amqp"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("--transport: not one of embedded, http, kafka: grpc");
+        .hasMessage("--transport: not one of embedded, http, grpc, kafka: amqp");
   }
 
   @Test

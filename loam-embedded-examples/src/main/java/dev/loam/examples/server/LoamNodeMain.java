@@ -7,6 +7,7 @@ import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
 import dev.loam.examples.fault.FaultFile;
 import dev.loam.examples.fault.FaultInjectingStore;
+import dev.loam.grpc.LoamGrpcServer;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.kafka.KafkaGateway;
 import dev.loam.meta.MetaSettings;
@@ -83,6 +84,7 @@ public final class LoamNodeMain {
   public static void main(String[] args) throws InterruptedException {
     NodeOptions o;
     OtlpFlags.Ports otlp;
+    int grpcPort;
     try {
       if (NodeOptions.CMD.parse(args).help()) {
         usage(System.out);
@@ -90,6 +92,7 @@ public final class LoamNodeMain {
       }
       o = NodeOptions.parse(args);
       otlp = NodeOptions.OTLP.ports(NodeOptions.CMD.parse(args));
+      grpcPort = GrpcFlags.port(NodeOptions.CMD.parse(args), NodeOptions.GRPC);
     } catch (UsageException e) {
       NodeOptions.CMD.printUsageError(e, System.err);
       System.exit(2);
@@ -102,7 +105,7 @@ public final class LoamNodeMain {
         .putIfAbsent("org.slf4j.simpleLogger.log.org.apache.ratis.client.impl.OrderedAsync", "off");
     Member m;
     try {
-      m = Member.start(o, otlp, System.out);
+      m = Member.start(o, otlp, grpcPort, System.out);
     } catch (Throwable e) {
       // Whatever failed, the member closed what it had started (its replica, its pools): exit so
       // that nothing keeps serving half a node, with one line saying which flag to change.
@@ -137,6 +140,7 @@ public final class LoamNodeMain {
     private volatile LoamHttpServer server;
     private volatile KafkaGateway kafka;
     private volatile OtlpReceiver otlp;
+    private volatile LoamGrpcServer grpc;
     private volatile ObjectStore faultyStore;
     private volatile FaultFile faultFile;
     private volatile ExecutorService storeIo;
@@ -160,6 +164,11 @@ public final class LoamNodeMain {
 
     /** As {@link #start(NodeOptions, PrintStream)}, serving OTLP logs on the ports that are on. */
     static Member start(NodeOptions o, OtlpFlags.Ports otlpPorts, PrintStream out) {
+      return start(o, otlpPorts, -1, out);
+    }
+
+    /** As {@link #start(NodeOptions, OtlpFlags.Ports, PrintStream)}, with gRPC on a port >= 0. */
+    static Member start(NodeOptions o, OtlpFlags.Ports otlpPorts, int grpcPort, PrintStream out) {
       Member m = new Member(o, out);
       try {
         StartFailure.step(
@@ -246,6 +255,14 @@ public final class LoamNodeMain {
                 m.server.authentication(),
                 dev.loam.http.IngestQuota.unlimited(),
                 o.tls());
+        m.grpc =
+            GrpcFlags.start(
+                m.node,
+                o.host(),
+                grpcPort,
+                m.server.authentication(),
+                dev.loam.http.IngestQuota.unlimited(),
+                o.tls());
         out.println(
             "loam: node "
                 + o.id()
@@ -257,6 +274,7 @@ public final class LoamNodeMain {
                 + m.server.port()
                 + (m.kafka == null ? "" : " kafka=" + m.kafka.advertisedAddress())
                 + OtlpFlags.describe(m.otlp, o.host())
+                + GrpcFlags.describe(m.grpc, o.host())
                 + " zone="
                 + (o.zone().isEmpty() ? "-" : o.zone())
                 + " epoch="
@@ -295,6 +313,8 @@ public final class LoamNodeMain {
       // stops naming this one while the streams drain. OTLP exporters retry elsewhere.
       quietly(kafka);
       quietly(otlp);
+      // gRPC subscribers resume on another node from their next offset.
+      quietly(grpc);
       // Drain (ownership-and-routing.txt "Transfers"): hand the streams this node owns to the
       // others while the server and the node still run, then leave the registry.
       if (node != null) {
@@ -313,6 +333,7 @@ public final class LoamNodeMain {
     /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
+      quietly(grpc);
       quietly(otlp);
       quietly(kafka);
       quietly(server);

@@ -7,6 +7,7 @@ import dev.loam.cli.ParsedArgs;
 import dev.loam.cli.StoreUris;
 import dev.loam.cli.UsageException;
 import dev.loam.cli.Values;
+import dev.loam.grpc.LoamGrpcServer;
 import dev.loam.http.Authentication;
 import dev.loam.http.IngestQuota;
 import dev.loam.http.LoamHttpServer;
@@ -67,6 +68,7 @@ public final class LoamServerMain {
           9092,
           "the Kafka protocol port on --host (docs/reference/kafka.md; 0 = any free one)");
   static final OtlpFlags.Listener OTLP = OtlpFlags.server(CMD);
+  static final Flag<Integer> GRPC = GrpcFlags.server(CMD);
   static final Flag<String> NODE_ID =
       CMD.flag("--node-id", "ID", Values.nonBlank(), "node-1", "the node's id");
   static final Flag<String> STORE =
@@ -158,6 +160,7 @@ public final class LoamServerMain {
     LoamHttpServer server;
     KafkaGateway kafka;
     OtlpReceiver otlp;
+    LoamGrpcServer grpc;
     try {
       node = startNode(o);
       try {
@@ -209,6 +212,26 @@ public final class LoamServerMain {
         node.close();
         throw e;
       }
+      try {
+        grpc =
+            GrpcFlags.start(
+                node,
+                o.host(),
+                GrpcFlags.port(CMD.parse(args), GRPC),
+                server.authentication(),
+                o.quota(),
+                o.tls());
+      } catch (RuntimeException e) {
+        if (otlp != null) {
+          otlp.close();
+        }
+        if (kafka != null) {
+          kafka.close();
+        }
+        server.close();
+        node.close();
+        throw e;
+      }
     } catch (Throwable e) {
       // One line naming the flag to change, then exit: nothing half-started keeps the JVM up.
       System.err.println("loam server: could not start: " + StartFailure.describe(e, null));
@@ -221,6 +244,9 @@ public final class LoamServerMain {
             new Thread(
                 () -> {
                   System.out.println("loam: stopping");
+                  if (grpc != null) {
+                    grpc.close();
+                  }
                   if (otlp != null) {
                     otlp.close();
                   }
@@ -244,7 +270,8 @@ public final class LoamServerMain {
             + o.dataDir().toAbsolutePath()
             + ")"
             + (kafka == null ? "" : " kafka=" + kafka.advertisedAddress())
-            + OtlpFlags.describe(otlp, o.host()));
+            + OtlpFlags.describe(otlp, o.host())
+            + GrpcFlags.describe(grpc, o.host()));
     System.out.println(
         "loam: try  curl -s -X POST "
             + url

@@ -49,6 +49,10 @@ class LoamServerMainIT {
       // The OTLP default ports are fixed ones: tests that do not exercise OTLP leave them free.
       cmd.addAll(List.of("--otlp-http-port", "off", "--otlp-grpc-port", "off"));
     }
+    if (List.of(extraArgs).stream().noneMatch(a -> a.startsWith("--grpc-"))) {
+      // So is the gRPC default port.
+      cmd.addAll(List.of("--grpc-port", "off"));
+    }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
