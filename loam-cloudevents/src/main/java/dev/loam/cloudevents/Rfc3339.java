@@ -65,7 +65,8 @@ public final class Rfc3339 {
     }
     LocalDateTime local =
         LocalDateTime.of(year, month, day, hour, minute, leap ? 59 : second, nanos);
-    Instant at = local.toInstant(ZoneOffset.ofTotalSeconds(offsetSeconds));
+    // ZoneOffset stops at ±18:00; RFC 3339 offsets go to ±23:59
+    Instant at = Instant.ofEpochSecond(local.toEpochSecond(ZoneOffset.UTC) - offsetSeconds, nanos);
     return leap ? at.plusSeconds(1) : at;
   }
 
