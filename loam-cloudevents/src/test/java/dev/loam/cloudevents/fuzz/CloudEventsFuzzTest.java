@@ -41,10 +41,10 @@ class CloudEventsFuzzTest {
     "\"datacontenttype\":\"application/json\"",
     "\"data\":",
     "\"data_base64\":\"",
-    "ce-specversion: 1.0\n",
-    "ce_specversion: 1.0\n",
-    "loam_ce_types: n=integer\n",
-    "content-type: application/cloudevents+json\n",
+    "ce-specversion: 1.0\\x0A",
+    "ce_specversion: 1.0\\x0A",
+    "loam_ce_types: n=integer\\x0A",
+    "content-type: application/cloudevents+json\\x0A",
     "%C3%A9",
     "\\ud800"
   })

@@ -6,6 +6,7 @@ import dev.loam.api.Principal;
 import dev.loam.http.Authentication;
 import dev.loam.http.internal.routes.ClusterRoutes;
 import dev.loam.http.internal.routes.ConsumerRoutes;
+import dev.loam.http.internal.routes.EventRoutes;
 import dev.loam.http.internal.routes.KeyRoutes;
 import dev.loam.http.internal.routes.NamespaceRoutes;
 import dev.loam.http.internal.routes.OpsRoutes;
@@ -80,6 +81,7 @@ public final class Api {
     routes.addAll(new NamespaceRoutes(ctx).routes());
     routes.addAll(new StreamRoutes(ctx).routes());
     routes.addAll(new RecordRoutes(ctx).routes());
+    routes.addAll(new EventRoutes(ctx).routes());
     routes.addAll(new ConsumerRoutes(ctx).routes());
     routes.addAll(new KeyRoutes(ctx).routes());
     this.router = new Router(routes, ConsumerRoutes.GROUPS, ctx);
