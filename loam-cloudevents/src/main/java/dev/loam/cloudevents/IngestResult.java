@@ -3,10 +3,11 @@ package dev.loam.cloudevents;
 import java.util.List;
 
 /**
- * The answer to one ingest request: one {@link EventAnswer} per event, in request order, and the
- * consistency token of the events it appended (0 when it appended none).
+ * The answer to one ingest request: one {@link EventAnswer} per event, in request order, the
+ * consistency token of the events it appended (0 when it appended none), and when the earliest
+ * claim an in-flight event waits on lapses (metastore clock, epoch ms; -1 when none is in flight).
  */
-public record IngestResult(List<EventAnswer> answers, long consistencyToken) {
+public record IngestResult(List<EventAnswer> answers, long consistencyToken, long retryAtMillis) {
   public IngestResult {
     answers = List.copyOf(answers);
   }

@@ -265,12 +265,16 @@ class CloudEventsIT {
           HttpTestSupport.json(post(EVENTS, "application/cloudevents+json", keyless.getBytes()));
       assertThat(n.get("events").get(0).get("partition").asInt()).isEqualTo(expected);
     }
+    String keyed2 = keyed.replace("\"id\":\"k\"", "\"id\":\"k2\"");
     JsonNode q =
         HttpTestSupport.json(
-            post(EVENTS + "?partition=3", "application/cloudevents+json", keyed.getBytes()));
+            post(EVENTS + "?partition=3", "application/cloudevents+json", keyed2.getBytes()));
     assertThat(q.get("events").get(0).get("partition").asInt()).isEqualTo(3);
     HttpResponse<String> out =
-        post(EVENTS + "?partition=9", "application/cloudevents+json", keyed.getBytes());
+        post(
+            EVENTS + "?partition=9",
+            "application/cloudevents+json",
+            keyed.replace("\"id\":\"k\"", "\"id\":\"k3\"").getBytes());
     assertThat(out.statusCode()).isEqualTo(400);
   }
 
@@ -307,5 +311,92 @@ class CloudEventsIT {
                 + "\"partitionkey\":\"user-1\",\"datacontenttype\":\"application/json\",\"data\":{\"a\":1}},"
                 + "{\"specversion\":\"1.0\",\"id\":\"p\",\"source\":\"/kafka\",\"type\":\"t\","
                 + "\"datacontenttype\":\"text/plain\",\"data\":\"x\"}]");
+  }
+
+  private static final String ONE =
+      "{\"specversion\":\"1.0\",\"id\":\"r-1\",\"source\":\"/retry\",\"type\":\"t\",\"data\":1}";
+
+  @Test
+  void aRetryWithinTheWindowNeverAppendsTwiceAndNamesTheOriginalOffset() throws Exception {
+    JsonNode first =
+        HttpTestSupport.json(post(EVENTS, "application/cloudevents+json", ONE.getBytes()));
+    assertThat(first.get("events").get(0).get("status").asText()).isEqualTo("appended");
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> r = post(EVENTS, "application/cloudevents+json", ONE.getBytes());
+      assertThat(r.statusCode()).isEqualTo(200);
+      JsonNode e = HttpTestSupport.json(r).get("events").get(0);
+      assertThat(e.get("status").asText()).isEqualTo("duplicate");
+      assertThat(e.get("partition")).isEqualTo(first.get("events").get(0).get("partition"));
+      assertThat(e.get("offset")).isEqualTo(first.get("events").get(0).get("offset"));
+      assertThat(HttpTestSupport.json(r).get("token").asText()).isEqualTo("0");
+    }
+    // the same event in binary mode and in a batch is the same source + id
+    HttpResponse<String> batch =
+        post(EVENTS, "application/cloudevents-batch+json", ("[" + ONE + "]").getBytes());
+    assertThat(HttpTestSupport.json(batch).get("events").get(0).get("status").asText())
+        .isEqualTo("duplicate");
+    assertThat(stored()).isEqualTo(1);
+  }
+
+  @Test
+  void aKeyPendingUnderAnotherClaimIsInFlight409WithRetryAfter() throws Exception {
+    byte[] key = CloudEvent.idempotencyKey("/retry", "r-1");
+    var claims =
+        h.node
+            .log()
+            .claimEvents("demo", "orders", List.of(key), java.time.Duration.ofMinutes(2))
+            .get();
+    assertThat(claims.claims().get(0).status()).isEqualTo(dev.loam.api.EventLedger.Status.CLAIMED);
+    String other = ONE.replace("r-1", "r-2");
+    HttpResponse<String> r =
+        post(
+            EVENTS,
+            "application/cloudevents-batch+json",
+            ("[" + ONE + "," + other + "]").getBytes());
+    assertThat(r.statusCode()).isEqualTo(409);
+    long retryAfter = Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow());
+    assertThat(retryAfter).isBetween(1L, 121L);
+    JsonNode ev = HttpTestSupport.json(r).get("events");
+    assertThat(ev.get(0).get("status").asText()).isEqualTo("in_flight");
+    assertThat(ev.get(0).has("offset")).isFalse();
+    assertThat(ev.get(1).get("status").asText()).isEqualTo("appended");
+    assertThat(stored()).isEqualTo(1);
+    // the claim's holder completes: the retry is a duplicate of what it wrote
+    h.node
+        .log()
+        .completeEvents(
+            "demo",
+            "orders",
+            claims.claimId(),
+            java.time.Duration.ofHours(1),
+            List.of(new dev.loam.api.EventLedger.Completed(key, 3, 42)))
+        .get();
+    JsonNode again =
+        HttpTestSupport.json(post(EVENTS, "application/cloudevents+json", ONE.getBytes()));
+    assertThat(again.get("events").get(0).get("status").asText()).isEqualTo("duplicate");
+    assertThat(again.get("events").get(0).get("offset").asLong()).isEqualTo(42);
+  }
+
+  @Test
+  void aDefinitelyFailedAppendReleasesItsClaims() throws Exception {
+    HttpResponse<String> refused =
+        post(EVENTS + "?partition=9", "application/cloudevents+json", ONE.getBytes());
+    assertThat(refused.statusCode()).isEqualTo(400);
+    HttpResponse<String> r = post(EVENTS, "application/cloudevents+json", ONE.getBytes());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(HttpTestSupport.json(r).get("events").get(0).get("status").asText())
+        .isEqualTo("appended");
+  }
+
+  @Test
+  void plainProduceIsNeverDeduplicatedEvenWithCeHeaders() throws Exception {
+    String rec =
+        "{\"records\":[{\"value\":\"x\",\"partition\":0,\"headers\":{\"ce_specversion\":\"1.0\","
+            + "\"ce_id\":\"r-1\",\"ce_source\":\"/retry\",\"ce_type\":\"t\"}}]}";
+    for (int i = 0; i < 2; i++) {
+      HttpResponse<String> r = h.post("/v1/namespaces/demo/streams/orders/records", rec);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+    assertThat(highWatermark(0)).isEqualTo(2);
   }
 }

@@ -202,4 +202,9 @@ public final class Api {
   public List<Route> routes() {
     return router.routes();
   }
+
+  /** Sets how long CloudEvents ingest deduplicates a source + id (1 s to 24 h). */
+  public void cloudEventsDedupWindow(java.time.Duration window) {
+    ctx.dedupWindow(window);
+  }
 }

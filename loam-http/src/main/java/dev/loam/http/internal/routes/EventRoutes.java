@@ -75,7 +75,8 @@ public final class EventRoutes {
     List<CloudEvent> events = parse(r, body);
     long bytes = body.length;
     return new CloudEventIngest(ctx.log())
-        .ingest(ns, stream, events, partition, () -> ctx.quotas().charge(ns, bytes))
+        .ingest(
+            ns, stream, events, partition, () -> ctx.quotas().charge(ns, bytes), ctx.dedupWindow())
         .thenApply(res -> reply(res, bytes));
   }
 
@@ -134,6 +135,13 @@ public final class EventRoutes {
     }
     o.put("token", Long.toString(res.consistencyToken()));
     ctx.produced(appended, appended == 0 ? 0 : bytes);
+    if (res.anyInFlight()) {
+      // the claim lapses on the metastore clock, which follows the nodes' clocks
+      long wait = res.retryAtMillis() - System.currentTimeMillis();
+      long seconds = Math.max(1, (wait + 999) / 1000);
+      return HttpReply.json(HttpResponseStatus.CONFLICT, Json.bytes(o))
+          .withHeaders(Map.of("Retry-After", Long.toString(seconds)));
+    }
     return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
   }
 
