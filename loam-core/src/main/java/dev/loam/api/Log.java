@@ -432,4 +432,28 @@ public interface Log {
   default IdempotentProducer idempotentProducer() {
     return new IdempotentProducer(this);
   }
+
+  /**
+   * Claims CloudEvents idempotency keys (32 bytes each, at most 10 000) of a stream for this node,
+   * pending for {@code pending} (at most 24 h), in one metastore proposal. Each key answers
+   * CLAIMED, DUPLICATE (with the first write's partition and offset) or IN_FLIGHT. NOT_FOUND for an
+   * unknown stream, INVALID for a bad key, count or duration.
+   */
+  CompletableFuture<EventLedger.Claims> claimEvents(
+      String namespace, String stream, List<byte[]> keys, java.time.Duration pending);
+
+  /**
+   * Marks the keys of claim {@code claimId} done with their offsets, kept for {@code window} (at
+   * most 24 h), in one proposal. Keys no longer pending under the claim (it lapsed) are left alone.
+   */
+  CompletableFuture<Void> completeEvents(
+      String namespace,
+      String stream,
+      long claimId,
+      java.time.Duration window,
+      List<EventLedger.Completed> events);
+
+  /** Releases the keys of claim {@code claimId} after an append that committed nothing. */
+  CompletableFuture<Void> releaseEvents(
+      String namespace, String stream, long claimId, List<byte[]> keys);
 }

@@ -88,6 +88,7 @@ public final class LoamHttpServer implements AutoCloseable {
                 b.requestTimeout.toMillis()),
             new IngestQuotas(b.ingestQuota, b.ingestQuotaOverrides, b.quotaClock),
             authentication);
+    api.cloudEventsDedupWindow(b.cloudEventsDedupWindow);
     RequestHandler.ServerState state =
         new RequestHandler.ServerState() {
           @Override
@@ -282,6 +283,7 @@ public final class LoamHttpServer implements AutoCloseable {
     private Duration requestTimeout = Duration.ofSeconds(90);
     private Duration closeTimeout = Duration.ofSeconds(30);
     private IngestQuota ingestQuota = IngestQuota.unlimited();
+    private Duration cloudEventsDedupWindow = Duration.ofHours(1);
     private final Map<String, IngestQuota> ingestQuotaOverrides = new LinkedHashMap<>();
     private LongSupplier quotaClock = System::nanoTime;
     private Optional<TlsSettings> tls = Optional.empty();
@@ -375,6 +377,20 @@ public final class LoamHttpServer implements AutoCloseable {
     /** How long {@link #close} waits for in-flight produce requests (default 30 s). */
     public Builder closeTimeout(Duration d) {
       this.closeTimeout = Objects.requireNonNull(d, "closeTimeout");
+      return this;
+    }
+
+    /**
+     * How long CloudEvents ingest answers a retried source + id as a duplicate with its first
+     * offset (default 1 h, 1 s to 24 h; docs/reference/cloudevents.md "Deduplication").
+     */
+    public Builder cloudEventsDedupWindow(Duration window) {
+      if (window.compareTo(Duration.ofSeconds(1)) < 0
+          || window.compareTo(Duration.ofHours(24)) > 0) {
+        throw new IllegalArgumentException(
+            "the CloudEvents dedup window is 1 s to 24 h, got window=" + window);
+      }
+      this.cloudEventsDedupWindow = window;
       return this;
     }
 

@@ -25,6 +25,15 @@ public interface MetaReader {
   long clockMillis();
 
   /**
+   * CloudEvents dedupe ledger entries, pending or done, expired ones included until a PruneEvents
+   * removes them.
+   */
+  long eventLedgerEntries();
+
+  /** Ledger entries expired by the metastore clock, waiting for a PruneEvents. */
+  long eventLedgerExpired();
+
+  /**
    * The cluster id recorded by the first InitCluster applied; empty until then. Once set it never
    * changes, on any replica, also across snapshots and restarts.
    */

@@ -6,6 +6,7 @@ import dev.loam.meta.Metastore;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.PruneEvents;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.meta.command.TrimPartition;
 import java.util.ArrayList;
@@ -33,8 +34,33 @@ public final class RetentionTask {
     this.meta = ctx.meta();
   }
 
-  /** Proposes every trim due now; completes with how many were applied. Never fails. */
+  /** Ledger entries one pass prunes at most. */
+  static final int MAX_PRUNE_ENTRIES = 10_000;
+
+  /**
+   * Proposes every trim due now, then one PruneEvents when the CloudEvents dedupe ledger holds
+   * expired entries (any node may: the first applied removes them, later ones find nothing);
+   * completes with how many trims were applied. Never fails.
+   */
   CompletableFuture<Integer> poll() {
+    return pollTrims().thenCompose(n -> pruneEvents().thenApply(v -> n));
+  }
+
+  private CompletableFuture<Void> pruneEvents() {
+    long expired;
+    try {
+      expired = meta.read(r -> r.eventLedgerExpired());
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (expired == 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return meta.propose(new PruneEvents(ctx.origin(), MAX_PRUNE_ENTRIES))
+        .handle((a, t) -> (Void) null);
+  }
+
+  private CompletableFuture<Integer> pollTrims() {
     List<OwnerFenced> trims = new ArrayList<>();
     try {
       meta.read(

@@ -93,6 +93,7 @@ public final class LogService implements Log {
   private final OwnershipAgent ownership;
   private final ApiKeys apiKeys;
   private final GroupService groups;
+  private final EventLedgerService events;
 
   LogService(
       NodeContext ctx,
@@ -116,6 +117,7 @@ public final class LogService implements Log {
     this.appender = new Appender(ctx, writers, maxAppendBytes);
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
     this.groups = new GroupService(ctx, ownership);
+    this.events = new EventLedgerService(ctx);
   }
 
   private Origin origin() {
@@ -262,6 +264,49 @@ public final class LogService implements Log {
               }
               return a.outcome();
             });
+  }
+
+  // ---------------------------------------------------------------- CloudEvents ledger
+
+  @Override
+  public CompletableFuture<dev.loam.api.EventLedger.Claims> claimEvents(
+      String namespace, String stream, List<byte[]> keys, java.time.Duration pending) {
+    StreamInfo s;
+    try {
+      s = resolve(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return events.claim(s.id(), "stream=" + namespace + "/" + stream, keys, pending);
+  }
+
+  @Override
+  public CompletableFuture<Void> completeEvents(
+      String namespace,
+      String stream,
+      long claimId,
+      java.time.Duration window,
+      List<dev.loam.api.EventLedger.Completed> completed) {
+    StreamInfo s;
+    try {
+      s = resolve(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return events.complete(
+        s.id(), "stream=" + namespace + "/" + stream, claimId, window, completed);
+  }
+
+  @Override
+  public CompletableFuture<Void> releaseEvents(
+      String namespace, String stream, long claimId, List<byte[]> keys) {
+    StreamInfo s;
+    try {
+      s = resolve(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return events.release(s.id(), "stream=" + namespace + "/" + stream, claimId, keys);
   }
 
   // ---------------------------------------------------------------- ownership

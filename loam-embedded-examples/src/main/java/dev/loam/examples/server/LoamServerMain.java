@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
  *     dev.loam.examples.server.LoamServerMain \
  *     [--data-dir DIR] [--port 8080] [--host 127.0.0.1] [--node-id node-1] [--store URI] \
  *     [--ingest-quota-bytes-per-sec N [--ingest-quota-burst-bytes B]]
+ *     [--cloudevents-dedup-window SECONDS]
  * </pre>
  *
  * <p>{@code --ingest-quota-bytes-per-sec} limits every namespace's produce bytes on this node (not
@@ -93,6 +94,14 @@ public final class LoamServerMain {
           "one second's worth",
           "the quota's burst; needs --ingest-quota-bytes-per-sec");
 
+  static final Flag<Long> DEDUP_WINDOW =
+      CMD.optional(
+          "--cloudevents-dedup-window",
+          "SECONDS",
+          Values.longValue(1, 86_400),
+          "3600",
+          "how long CloudEvents ingest answers a retried source + id as a duplicate (at most 24 h)");
+
   static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
 
   static final KafkaFlags.Declared KAFKA_SECURITY = KafkaFlags.declare(CMD);
@@ -108,7 +117,8 @@ public final class LoamServerMain {
       IngestQuota quota,
       Optional<TlsSettings> tls,
       boolean insecure,
-      KafkaFlags.Security kafkaSecurity) {}
+      KafkaFlags.Security kafkaSecurity,
+      java.time.Duration dedupWindow) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -130,7 +140,8 @@ public final class LoamServerMain {
         quota,
         TLS.settings(a),
         a.get(INSECURE),
-        KAFKA_SECURITY.get(a));
+        KAFKA_SECURITY.get(a),
+        java.time.Duration.ofSeconds(a.get(DEDUP_WINDOW) == null ? 3600 : a.get(DEDUP_WINDOW)));
   }
 
   /**
@@ -175,6 +186,7 @@ public final class LoamServerMain {
                                 .host(o.host())
                                 .port(o.port())
                                 .ingestQuota(o.quota())
+                                .cloudEventsDedupWindow(o.dedupWindow())
                                 .authentication(authentication(o.host(), o.insecure())),
                             o.tls())
                         .start());

@@ -57,6 +57,8 @@ final class Access {
           Map.entry("stream_delete", Need.ADMIN),
           Map.entry("stream_add_partitions", Need.ADMIN),
           Map.entry("produce", Need.PRODUCE),
+          Map.entry("events_ingest", Need.PRODUCE),
+          Map.entry("events_fetch", Need.CONSUME),
           Map.entry("fetch", Need.CONSUME),
           Map.entry("offsets", Need.CONSUME),
           Map.entry("consumer_get_all", Need.CONSUME),

@@ -6,6 +6,7 @@ import dev.loam.api.Principal;
 import dev.loam.http.Authentication;
 import dev.loam.http.internal.routes.ClusterRoutes;
 import dev.loam.http.internal.routes.ConsumerRoutes;
+import dev.loam.http.internal.routes.EventRoutes;
 import dev.loam.http.internal.routes.KeyRoutes;
 import dev.loam.http.internal.routes.NamespaceRoutes;
 import dev.loam.http.internal.routes.OpsRoutes;
@@ -80,6 +81,7 @@ public final class Api {
     routes.addAll(new NamespaceRoutes(ctx).routes());
     routes.addAll(new StreamRoutes(ctx).routes());
     routes.addAll(new RecordRoutes(ctx).routes());
+    routes.addAll(new EventRoutes(ctx).routes());
     routes.addAll(new ConsumerRoutes(ctx).routes());
     routes.addAll(new KeyRoutes(ctx).routes());
     this.router = new Router(routes, ConsumerRoutes.GROUPS, ctx);
@@ -199,5 +201,10 @@ public final class Api {
   /** The route table, in table order. */
   public List<Route> routes() {
     return router.routes();
+  }
+
+  /** Sets how long CloudEvents ingest deduplicates a source + id (1 s to 24 h). */
+  public void cloudEventsDedupWindow(java.time.Duration window) {
+    ctx.dedupWindow(window);
   }
 }

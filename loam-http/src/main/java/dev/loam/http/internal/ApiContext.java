@@ -15,6 +15,7 @@ public final class ApiContext {
   private final HttpMetrics metrics;
   private final Api.Limits limits;
   private final IngestQuotas quotas;
+  private volatile java.time.Duration dedupWindow = java.time.Duration.ofHours(1);
 
   ApiContext(Log log, LoamNode node, HttpMetrics metrics, Api.Limits limits, IngestQuotas quotas) {
     this.log = log;
@@ -22,6 +23,15 @@ public final class ApiContext {
     this.metrics = metrics;
     this.limits = limits;
     this.quotas = quotas;
+  }
+
+  /** How long CloudEvents ingest answers a retried source + id duplicate (default 1 h). */
+  public java.time.Duration dedupWindow() {
+    return dedupWindow;
+  }
+
+  void dedupWindow(java.time.Duration window) {
+    this.dedupWindow = window;
   }
 
   /** The log every route calls. */

@@ -13,7 +13,8 @@ public record HttpReply(
   public static final String PROBLEM_JSON = "application/problem+json";
 
   public HttpReply {
-    headers = Map.copyOf(headers);
+    // in the given order: a binary-mode CloudEvent's ce-* headers keep its attribute order
+    headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
   }
 
   public static HttpReply json(HttpResponseStatus status, byte[] body) {

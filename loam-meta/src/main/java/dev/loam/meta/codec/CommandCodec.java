@@ -304,6 +304,10 @@ public final class CommandCodec {
       for (GroupPartition gp : c.partitions()) {
         w.i64(gp.streamId()).i32(gp.partition());
       }
+    } else if (EventLedgerCodec.isLedger(command)) {
+      w.u8(EventLedgerCodec.tag(command));
+      writeOrigin(w, command.origin());
+      EventLedgerCodec.writeBody(w, command);
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -570,6 +574,11 @@ public final class CommandCodec {
             }
             yield new DeleteGroupOffsets(o, coordinator, ns, group, whole, parts);
           }
+          case EventLedgerCodec.TAG_CLAIM_EVENTS,
+              EventLedgerCodec.TAG_COMPLETE_EVENTS,
+              EventLedgerCodec.TAG_RELEASE_EVENTS,
+              EventLedgerCodec.TAG_PRUNE_EVENTS ->
+              EventLedgerCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

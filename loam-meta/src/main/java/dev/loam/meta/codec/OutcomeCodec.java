@@ -152,6 +152,8 @@ public final class OutcomeCodec {
     } else if (outcome instanceof Outcome.GroupChanged o) {
       w.u8(TAG_GROUP_CHANGED);
       w.string(o.namespace()).string(o.group()).i32(o.generation()).i32(o.offsets());
+    } else if (EventLedgerCodec.isLedger(outcome)) {
+      EventLedgerCodec.write(w, outcome);
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -234,6 +236,10 @@ public final class OutcomeCodec {
             int generation = r.i32("groupChanged.generation");
             yield new Outcome.GroupChanged(ns, group, generation, r.i32("groupChanged.offsets"));
           }
+          case EventLedgerCodec.TAG_EVENTS_CLAIMED,
+              EventLedgerCodec.TAG_EVENTS_COMPLETED,
+              EventLedgerCodec.TAG_EVENTS_REMOVED ->
+              EventLedgerCodec.read(r, tag);
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

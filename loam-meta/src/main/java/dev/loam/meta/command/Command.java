@@ -35,7 +35,11 @@ public sealed interface Command
         RevokeApiKey,
         AdvanceGroupGeneration,
         CommitGroupOffsets,
-        DeleteGroupOffsets {
+        DeleteGroupOffsets,
+        ClaimEvents,
+        CompleteEvents,
+        ReleaseEvents,
+        PruneEvents {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

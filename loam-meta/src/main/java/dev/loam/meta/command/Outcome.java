@@ -26,6 +26,51 @@ public sealed interface Outcome {
   record GroupChanged(String namespace, String group, int generation, int offsets)
       implements Outcome {}
 
+  /**
+   * ClaimEvents was applied: the claim's id (the command's log index), when its pending keys lapse,
+   * and one answer per key in the command's order.
+   */
+  record EventsClaimed(long claimId, long expiresAtMillis, List<EventClaim> claims)
+      implements Outcome {
+    public EventsClaimed {
+      claims = List.copyOf(claims);
+    }
+  }
+
+  /**
+   * One key's answer to a claim: for DUPLICATE the first write's partition and offset, for
+   * IN_FLIGHT when the other claim lapses; the fields a status does not use are -1.
+   */
+  record EventClaim(ClaimStatus status, int partition, long offset, long expiresAtMillis) {
+    /** A key now claimed. */
+    public static EventClaim claimed() {
+      return new EventClaim(ClaimStatus.CLAIMED, -1, -1, -1);
+    }
+
+    /** A key done by an earlier write at {@code partition}/{@code offset}. */
+    public static EventClaim duplicate(int partition, long offset) {
+      return new EventClaim(ClaimStatus.DUPLICATE, partition, offset, -1);
+    }
+
+    /** A key pending under another claim until {@code expiresAtMillis}. */
+    public static EventClaim inFlight(long expiresAtMillis) {
+      return new EventClaim(ClaimStatus.IN_FLIGHT, -1, -1, expiresAtMillis);
+    }
+  }
+
+  /** A key's claim status. */
+  enum ClaimStatus {
+    CLAIMED,
+    DUPLICATE,
+    IN_FLIGHT
+  }
+
+  /** CompleteEvents was applied: keys now done, and keys no longer pending under the claim. */
+  record EventsCompleted(int completed, int notHeld) implements Outcome {}
+
+  /** ReleaseEvents or PruneEvents was applied: ledger entries removed. */
+  record EventsRemoved(int removed) implements Outcome {}
+
   /** Why a command was refused. */
   enum RejectReason {
     /** The proposer's node epoch is lower than the registered one (a zombie process). */

@@ -323,10 +323,13 @@ final class GroupTable {
                 }));
   }
 
-  /** Reads the section {@link #write} wrote (at least one group); the catalog must be restored. */
-  void read(BinaryReader r) {
+  /**
+   * Reads the section {@link #write} wrote (at least one group in version 8, any number from 9);
+   * the catalog must be restored.
+   */
+  void read(BinaryReader r, int version) {
     int n = r.count("groups.count", 4 + 4 + 8 + 4 + 4);
-    if (n == 0) {
+    if (n == 0 && version == 8) {
       throw r.corrupt("groups.count", "a version 8 snapshot holds at least one group");
     }
     String prevNs = null;

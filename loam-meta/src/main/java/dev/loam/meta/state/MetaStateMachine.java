@@ -9,12 +9,14 @@ import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
+import dev.loam.meta.command.ClaimEvents;
 import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitGroupOffsets;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWalGroup;
+import dev.loam.meta.command.CompleteEvents;
 import dev.loam.meta.command.CreateApiKey;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
@@ -31,7 +33,9 @@ import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.RejectReason;
 import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.PlaceStream;
+import dev.loam.meta.command.PruneEvents;
 import dev.loam.meta.command.RegisterNode;
+import dev.loam.meta.command.ReleaseEvents;
 import dev.loam.meta.command.RenewNode;
 import dev.loam.meta.command.RevokeApiKey;
 import dev.loam.meta.command.SetNodeEndpoint;
@@ -73,9 +77,10 @@ public final class MetaStateMachine {
    * its id possibly unset, plus the nodes' named endpoints) while some node advertises an endpoint;
    * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists;
    * version 8 (version 7, its keys possibly none, plus the consumer groups) while a group has a
-   * record. Restore reads all eight (metastore-snapshot.md).
+   * record; version 9 (version 8, its groups possibly none, plus the CloudEvents dedupe ledger)
+   * while the ledger has an entry. Restore reads all nine (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 8;
+  public static final int SNAPSHOT_VERSION = 9;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -95,6 +100,7 @@ public final class MetaStateMachine {
   private final ClusterRules cluster = new ClusterRules(catalog);
   private final ApiKeyTable apiKeys = new ApiKeyTable();
   private final GroupTable groups = new GroupTable(catalog);
+  private final EventLedgerTable events = new EventLedgerTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -223,6 +229,15 @@ public final class MetaStateMachine {
       return groups.commitOffsets(c);
     } else if (command instanceof DeleteGroupOffsets c) {
       return groups.deleteOffsets(c);
+    } else if (command instanceof ClaimEvents c) {
+      // the claim's id is its log index: unique for the metastore's life, equal on every replica
+      return events.claim(c, appliedIndex, now);
+    } else if (command instanceof CompleteEvents c) {
+      return events.complete(c, now);
+    } else if (command instanceof ReleaseEvents c) {
+      return events.release(c);
+    } else if (command instanceof PruneEvents c) {
+      return events.prune(c, now);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -240,6 +255,7 @@ public final class MetaStateMachine {
     // and starts without committed offsets.
     consumers.dropStream(s.info.id());
     groups.dropStream(s.info.id());
+    events.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -299,6 +315,10 @@ public final class MetaStateMachine {
     return groups;
   }
 
+  EventLedgerTable events() {
+    return events;
+  }
+
   /** Sets the header fields of a state being restored (before any command is applied). */
   void restoreHeader(long appliedIndex, long clockMillis) {
     this.appliedIndex = appliedIndex;
@@ -338,6 +358,8 @@ public final class MetaStateMachine {
         + apiKeys.all().size()
         + ", groups="
         + groups.size()
+        + ", eventLedger="
+        + events.size()
         + "}";
   }
 }

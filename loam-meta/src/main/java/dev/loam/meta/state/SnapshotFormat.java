@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
  * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
- * the consumer groups.
+ * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -31,7 +31,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.groups().isDefault()) {
+    if (!m.events().isDefault()) {
+      return 9;
+    } else if (!m.groups().isDefault()) {
       return 8;
     } else if (m.apiKeys().any()) {
       return 7;
@@ -80,6 +82,9 @@ final class SnapshotFormat {
     }
     if (version >= 8) {
       m.groups().write(w);
+    }
+    if (version >= 9) {
+      m.events().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -147,7 +152,10 @@ final class SnapshotFormat {
       m.apiKeys().read(r, version);
     }
     if (version >= 8) {
-      m.groups().read(r);
+      m.groups().read(r, version);
+    }
+    if (version >= 9) {
+      m.events().read(r);
     }
     r.expectEnd();
     return m;

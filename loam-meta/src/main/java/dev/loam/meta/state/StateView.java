@@ -76,6 +76,16 @@ final class StateView implements MetaReader {
   }
 
   @Override
+  public long eventLedgerEntries() {
+    return machine.events().size();
+  }
+
+  @Override
+  public long eventLedgerExpired() {
+    return machine.events().expired(machine.clockMillis());
+  }
+
+  @Override
   public Optional<String> clusterId() {
     return Optional.ofNullable(cluster.clusterId());
   }

@@ -341,8 +341,37 @@ class CommandCodecPropertyTest {
             .as(dev.loam.meta.command.CreateApiKey::new);
     Arbitrary<Command> revokeKey =
         Combinators.combine(origins(), text()).as(dev.loam.meta.command.RevokeApiKey::new);
+    Arbitrary<dev.loam.meta.command.EventKey> eventKey =
+        Arbitraries.bytes()
+            .array(byte[].class)
+            .ofSize(dev.loam.meta.command.EventKey.LENGTH)
+            .map(dev.loam.meta.command.EventKey::new);
+    Arbitrary<Command> claimEvents =
+        Combinators.combine(origins(), ids, Arbitraries.longs(), eventKey.list().ofMaxSize(4))
+            .as(dev.loam.meta.command.ClaimEvents::new);
+    Arbitrary<Command> completeEvents =
+        Combinators.combine(
+                origins(),
+                ids,
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Combinators.combine(eventKey, Arbitraries.integers(), Arbitraries.longs())
+                    .as(dev.loam.meta.command.CompletedEvent::new)
+                    .list()
+                    .ofMaxSize(4))
+            .as(dev.loam.meta.command.CompleteEvents::new);
+    Arbitrary<Command> releaseEvents =
+        Combinators.combine(origins(), ids, Arbitraries.longs(), eventKey.list().ofMaxSize(4))
+            .as(dev.loam.meta.command.ReleaseEvents::new);
+    Arbitrary<Command> pruneEvents =
+        Combinators.combine(origins(), Arbitraries.integers())
+            .as(dev.loam.meta.command.PruneEvents::new);
     return Arbitraries.oneOf(
         List.of(
+            claimEvents,
+            completeEvents,
+            releaseEvents,
+            pruneEvents,
             advanceGroup,
             commitGroup,
             deleteGroup,
@@ -511,8 +540,24 @@ class CommandCodecPropertyTest {
     Arbitrary<Outcome> groupChanged =
         Combinators.combine(text(), text(), Arbitraries.integers(), Arbitraries.integers())
             .as(Outcome.GroupChanged::new);
+    Arbitrary<Outcome.EventClaim> claim =
+        Arbitraries.oneOf(
+            Arbitraries.just(Outcome.EventClaim.claimed()),
+            Combinators.combine(Arbitraries.integers(), Arbitraries.longs())
+                .as(Outcome.EventClaim::duplicate),
+            Arbitraries.longs().map(Outcome.EventClaim::inFlight));
+    Arbitrary<Outcome> eventsClaimed =
+        Combinators.combine(Arbitraries.longs(), Arbitraries.longs(), claim.list().ofMaxSize(5))
+            .as(Outcome.EventsClaimed::new);
+    Arbitrary<Outcome> eventsCompleted =
+        Combinators.combine(Arbitraries.integers(), Arbitraries.integers())
+            .as(Outcome.EventsCompleted::new);
+    Arbitrary<Outcome> eventsRemoved = Arbitraries.integers().map(Outcome.EventsRemoved::new);
     return Arbitraries.oneOf(
         List.of(
+            eventsClaimed,
+            eventsCompleted,
+            eventsRemoved,
             groupChanged,
             keyCreated,
             keyRevoked,

@@ -200,6 +200,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesWalGroup.OUTCOMES_V1_WAL_GROUP,
         frame(MetaGoldenFixturesWalGroup.outcomesWalGroup().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesEvents.COMMANDS_V1_EVENTS,
+        frame(MetaGoldenFixturesEvents.commandsEvents().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesEvents.OUTCOMES_V1_EVENTS,
+        frame(MetaGoldenFixturesEvents.outcomesEvents().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesEvents.SNAPSHOT_V9,
+        state(MetaGoldenFixturesEvents.snapshotV9Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
