@@ -152,6 +152,19 @@ final class ChaosProducers {
         switch (a.status()) {
           case 200 -> acked(partition, values, a);
           case 503, 429 -> run.checker.definitelyFailed(values);
+          case 409 -> {
+            if (a.body().contains("\"code\":\"fenced\"")) {
+              // The node was declared dead (a pause longer than the liveness timeout) or fenced
+              // while the append waited for its commit: the commit was refused, so nothing was
+              // appended (an earlier attempt of unknown outcome would have answered 504).
+              run.fencedAnswers.incrementAndGet();
+              run.checker.definitelyFailed(values);
+            } else {
+              run.checker.violation(
+                  "produce answered 409 at " + run.cluster.nodeId(node) + ": " + a.body());
+              run.checker.unknownOutcome(values);
+            }
+          }
           case 504 -> run.checker.unknownOutcome(values);
           default -> {
             run.checker.violation(

@@ -60,6 +60,7 @@ final class ChaosRun {
   final AtomicLong droppedAnswers = new AtomicLong();
   final AtomicLong ackedAfterUnknownAttempt = new AtomicLong();
   final AtomicLong conflictAnswers = new AtomicLong();
+  final AtomicLong fencedAnswers = new AtomicLong();
   final AtomicLong staleFetches = new AtomicLong();
   final AtomicLong failedFetches = new AtomicLong();
   final AtomicLong consumerResumes = new AtomicLong();

@@ -88,6 +88,10 @@ final class ChaosSummary {
     row(b, "409 answers to idempotent produce", run.conflictAnswers.get());
     row(
         b,
+        "409 fenced answers to plain produce (node declared dead meanwhile; must be absent)",
+        run.fencedAnswers.get());
+    row(
+        b,
         "unknown-outcome appends (records present / absent)",
         v.unknownAppends()
             + " ("
