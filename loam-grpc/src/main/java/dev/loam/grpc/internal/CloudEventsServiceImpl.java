@@ -87,6 +87,15 @@ public final class CloudEventsServiceImpl
   }
 
   /**
+   * The request's events, parsed and validated as the HTTP protobuf format parses a batch.
+   *
+   * @throws InvalidEventException naming {@code events[i]} and the attribute at fault
+   */
+  public static List<CloudEvent> events(IngestEventsRequest req) {
+    return ProtobufFormat.parseBatch(batchBytes(req));
+  }
+
+  /**
    * The request's events as one serialized CloudEvents protobuf batch (field 1, repeated), the
    * input of {@link ProtobufFormat#parseBatch}, which numbers each refusal by its index.
    */
@@ -112,7 +121,8 @@ public final class CloudEventsServiceImpl
    * A validation refusal: INVALID_ARGUMENT whose ErrorInfo names the event's {@code index} and the
    * {@code attribute}.
    */
-  static StatusRuntimeException refusal(InvalidEventException e, String namespace, String stream) {
+  public static StatusRuntimeException refusal(
+      InvalidEventException e, String namespace, String stream) {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("namespace", namespace);
     meta.put("stream", stream);
