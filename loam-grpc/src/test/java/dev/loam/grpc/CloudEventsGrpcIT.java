@@ -227,6 +227,15 @@ class CloudEventsGrpcIT {
           Status.Code.NOT_FOUND,
           "not_found",
           () -> stub(t).ingest(request(event("v-8")).toBuilder().setStream("nope").build()));
+      // a partition the stream does not have fails the append: the claim is released at once
+      ErrorInfo missing =
+          failure(
+              Status.Code.INVALID_ARGUMENT,
+              "invalid",
+              () -> stub(t).ingest(request(event("v-9")).toBuilder().setPartition(9).build()));
+      assertThat(missing.getMetadataMap()).containsEntry("partition", "9");
+      assertThat(stub(t).ingest(request(event("v-9"))).getResults(0).getOutcome())
+          .isEqualTo(EventOutcome.EVENT_OUTCOME_APPENDED);
     }
   }
 
