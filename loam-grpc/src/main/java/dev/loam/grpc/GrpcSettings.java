@@ -1,5 +1,6 @@
 package dev.loam.grpc;
 
+import dev.loam.cloudevents.CloudEventIngest;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.http.Authentication;
@@ -31,8 +32,9 @@ import java.util.Optional;
  * @param subscribeBytes the {@code max_bytes} of a Subscribe message when the request sends 0, and
  *     the most one may ask
  * @param subscribeWait how long one long-poll of a Subscribe waits before it polls again
- * @param extraServices further services served behind the same authentication and TLS (the seam for
- *     CloudEvents ingest)
+ * @param cloudEventsDedupWindow how long {@code CloudEventsService/Ingest} answers a repeated
+ *     source + id as a duplicate (1 s..24 h; 1 h by default, as on the HTTP API)
+ * @param extraServices further services served behind the same authentication and TLS
  */
 public record GrpcSettings(
     String host,
@@ -46,6 +48,7 @@ public record GrpcSettings(
     int maxFetchBytes,
     int subscribeBytes,
     Duration subscribeWait,
+    Duration cloudEventsDedupWindow,
     List<BindableService> extraServices) {
 
   /** The default port of {@code ./loam server}: gRPC's conventional one. */
@@ -60,6 +63,7 @@ public record GrpcSettings(
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(ingestQuota, "ingestQuota");
     Objects.requireNonNull(subscribeWait, "subscribeWait");
+    Objects.requireNonNull(cloudEventsDedupWindow, "cloudEventsDedupWindow");
     ingestQuotaOverrides = Map.copyOf(ingestQuotaOverrides);
     extraServices = List.copyOf(extraServices);
     if (host.isBlank()) {
@@ -84,6 +88,12 @@ public record GrpcSettings(
     if (subscribeWait.compareTo(Duration.ofMillis(10)) < 0
         || subscribeWait.compareTo(Duration.ofMinutes(10)) > 0) {
       throw invalid("subscribeWait must be within 10 ms..10 min subscribeWait=" + subscribeWait);
+    }
+    if (cloudEventsDedupWindow.compareTo(Duration.ofSeconds(1)) < 0
+        || cloudEventsDedupWindow.compareTo(CloudEventIngest.MAX_WINDOW) > 0) {
+      throw invalid(
+          "cloudEventsDedupWindow must be within 1 s..24 h cloudEventsDedupWindow="
+              + cloudEventsDedupWindow);
     }
   }
 
@@ -114,6 +124,7 @@ public record GrpcSettings(
     private int maxFetchBytes = 1 << 20;
     private int subscribeBytes = 256 << 10;
     private Duration subscribeWait = Duration.ofSeconds(30);
+    private Duration dedupWindow = CloudEventIngest.DEFAULT_WINDOW;
     private final List<BindableService> extra = new ArrayList<>();
 
     Builder() {}
@@ -173,6 +184,12 @@ public record GrpcSettings(
       return this;
     }
 
+    /** How long CloudEvents ingest answers a repeated source + id as a duplicate. */
+    public Builder cloudEventsDedupWindow(Duration d) {
+      this.dedupWindow = Objects.requireNonNull(d, "cloudEventsDedupWindow");
+      return this;
+    }
+
     /** Serves one more service on the same listener, behind the same authentication and TLS. */
     public Builder addService(BindableService s) {
       extra.add(Objects.requireNonNull(s, "service"));
@@ -193,6 +210,7 @@ public record GrpcSettings(
           maxFetchBytes,
           subscribeBytes,
           subscribeWait,
+          dedupWindow,
           extra);
     }
 

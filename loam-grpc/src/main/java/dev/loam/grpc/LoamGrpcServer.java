@@ -6,10 +6,12 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.grpc.internal.AdminServiceImpl;
 import dev.loam.grpc.internal.Calls;
+import dev.loam.grpc.internal.CloudEventsServiceImpl;
 import dev.loam.grpc.internal.ClusterServiceImpl;
 import dev.loam.grpc.internal.ConsumerServiceImpl;
 import dev.loam.grpc.internal.StreamServiceImpl;
 import dev.loam.grpc.v1.AdminServiceGrpc;
+import dev.loam.grpc.v1.CloudEventsServiceGrpc;
 import dev.loam.grpc.v1.ClusterServiceGrpc;
 import dev.loam.grpc.v1.ConsumerServiceGrpc;
 import dev.loam.grpc.v1.StreamServiceGrpc;
@@ -37,8 +39,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The {@code loam.v1} gRPC API of a Loam node (docs/reference/grpc.md), on grpc-java with its Netty
  * transport: {@code AdminService}, {@code StreamService} (with the flow-controlled {@code
- * Subscribe}), {@code ConsumerService} and {@code ClusterService}, plus the standard health and
- * reflection services, all served through the node's asynchronous {@link Log} API.
+ * Subscribe}), {@code ConsumerService}, {@code ClusterService} and {@code CloudEventsService}
+ * (CloudEvents ingest with an answer per event), plus the standard health and reflection services,
+ * all served through the node's asynchronous {@link Log} API.
  *
  * <pre>{@code
  * try (LoamGrpcServer grpc = LoamGrpcServer.start(node, GrpcSettings.builder().port(50051).build())) {
@@ -94,7 +97,8 @@ public final class LoamGrpcServer implements AutoCloseable {
             new AdminServiceImpl(calls),
             new StreamServiceImpl(calls),
             new ConsumerServiceImpl(calls),
-            new ClusterServiceImpl(calls))) {
+            new ClusterServiceImpl(calls),
+            new CloudEventsServiceImpl(calls, settings.cloudEventsDedupWindow()))) {
       b.addService(ServerInterceptors.intercept(s, Calls.authorizationInterceptor()));
     }
     for (BindableService s : settings.extraServices()) {
@@ -123,7 +127,8 @@ public final class LoamGrpcServer implements AutoCloseable {
             AdminServiceGrpc.SERVICE_NAME,
             StreamServiceGrpc.SERVICE_NAME,
             ConsumerServiceGrpc.SERVICE_NAME,
-            ClusterServiceGrpc.SERVICE_NAME)) {
+            ClusterServiceGrpc.SERVICE_NAME,
+            CloudEventsServiceGrpc.SERVICE_NAME)) {
       health.setStatus(name, ServingStatus.SERVING);
     }
     this.advertised = settings.host() + ":" + server.getPort();

@@ -10,12 +10,14 @@ import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.Descriptors.MethodDescriptor;
 import com.google.protobuf.Descriptors.ServiceDescriptor;
 import dev.loam.grpc.v1.AdminProto;
+import dev.loam.grpc.v1.CloudEventsProto;
 import dev.loam.grpc.v1.ClusterProto;
 import dev.loam.grpc.v1.ConsumerProto;
 import dev.loam.grpc.v1.ErrorReason;
 import dev.loam.grpc.v1.ErrorsProto;
 import dev.loam.grpc.v1.RecordsProto;
 import dev.loam.grpc.v1.StreamProto;
+import dev.loam.grpc.v1.cloudevents.CloudEventsSpecProto;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +42,9 @@ class ProtoDocsAgreementTest {
     ConsumerProto.getDescriptor(),
     ClusterProto.getDescriptor(),
     RecordsProto.getDescriptor(),
-    ErrorsProto.getDescriptor()
+    ErrorsProto.getDescriptor(),
+    CloudEventsProto.getDescriptor(),
+    CloudEventsSpecProto.getDescriptor()
   };
 
   static String docs() throws IOException {

@@ -10,6 +10,7 @@ import dev.loam.grpc.LoamGrpcServer;
 import dev.loam.http.Authentication;
 import dev.loam.http.IngestQuota;
 import dev.loam.tls.TlsSettings;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -48,9 +49,9 @@ final class GrpcFlags {
   }
 
   /**
-   * Starts the gRPC server on {@code host} with the HTTP listener's authentication, quota and TLS;
-   * null when the port is off. A port that cannot be bound fails like every start step: one line
-   * naming the flag.
+   * Starts the gRPC server on {@code host} with the HTTP listener's authentication, quota and TLS,
+   * and the CloudEvents dedup window of its {@code CloudEventsService}; null when the port is off.
+   * A port that cannot be bound fails like every start step: one line naming the flag.
    */
   static LoamGrpcServer start(
       LoamNode node,
@@ -58,7 +59,8 @@ final class GrpcFlags {
       int port,
       Authentication authentication,
       IngestQuota quota,
-      Optional<TlsSettings> tls) {
+      Optional<TlsSettings> tls,
+      Duration cloudEventsDedupWindow) {
     if (port < 0) {
       return null;
     }
@@ -67,7 +69,8 @@ final class GrpcFlags {
             .host(host)
             .port(port)
             .authentication(authentication)
-            .ingestQuota(quota);
+            .ingestQuota(quota)
+            .cloudEventsDedupWindow(cloudEventsDedupWindow);
     tls.ifPresent(b::tls);
     GrpcSettings settings = b.build();
     return StartFailure.step(

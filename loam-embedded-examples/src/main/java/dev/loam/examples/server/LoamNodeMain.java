@@ -7,6 +7,7 @@ import dev.loam.core.runtime.SystemDrivers;
 import dev.loam.error.LoamException;
 import dev.loam.examples.fault.FaultFile;
 import dev.loam.examples.fault.FaultInjectingStore;
+import dev.loam.grpc.GrpcSettings;
 import dev.loam.grpc.LoamGrpcServer;
 import dev.loam.http.LoamHttpServer;
 import dev.loam.kafka.KafkaGateway;
@@ -262,7 +263,8 @@ public final class LoamNodeMain {
                 grpcPort,
                 m.server.authentication(),
                 dev.loam.http.IngestQuota.unlimited(),
-                o.tls());
+                o.tls(),
+                GrpcSettings.defaults().cloudEventsDedupWindow());
         out.println(
             "loam: node "
                 + o.id()

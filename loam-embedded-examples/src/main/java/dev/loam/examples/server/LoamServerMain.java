@@ -232,7 +232,8 @@ public final class LoamServerMain {
                 GrpcFlags.port(CMD.parse(args), GRPC),
                 server.authentication(),
                 o.quota(),
-                o.tls());
+                o.tls(),
+                o.dedupWindow());
       } catch (RuntimeException e) {
         if (otlp != null) {
           otlp.close();
