@@ -192,13 +192,22 @@ class EmbeddedMetastoreCrashTest {
         return new Result(disk.crashedIn(), "recovered log refused a command: " + created);
       }
       recovered.close();
-      recovered = open(rebooted, options);
+      try {
+        recovered = open(rebooted, options);
+      } catch (LoamException e) {
+        // No power loss since the recovery: a log that no longer opens lost what it had (on a
+        // disk whose syncs lie, frames that outlived an earlier lost write).
+        recovered = null;
+        return new Result(disk.crashedIn(), "log unreadable after a clean restart: " + e);
+      }
       List<String> again = recovered.read(MetaReader::namespaces);
       if (!again.contains(after) || !again.containsAll(present)) {
         return new Result(disk.crashedIn(), "lost a command after recovery: " + again);
       }
     } finally {
-      recovered.close();
+      if (recovered != null) {
+        recovered.close();
+      }
     }
     return new Result(disk.crashedIn(), null);
   }
