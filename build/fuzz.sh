@@ -21,10 +21,14 @@ targets=(
   "loam-meta OutcomeCodecFuzzTest"
   "loam-meta SnapshotFuzzTest"
   "loam-grpc ProduceRequestFuzzTest"
+  "loam-grpc IngestEventsRequestFuzzTest"
   "loam-http ProduceBodyFuzzTest"
   "loam-http ParamsFuzzTest"
   "loam-http FetchBodyFuzzTest"
+  "loam-http BearerTokenFuzzTest"
   "loam-otlp OtlpBodyFuzzTest"
+  "loam-cloudevents CloudEventsFuzzTest"
+  "loam-kafka SaslTokenFuzzTest"
 )
 mkdir -p build/fuzz-logs
 status=0
