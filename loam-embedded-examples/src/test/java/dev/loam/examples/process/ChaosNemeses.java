@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * ends. {@link #killer} and {@link #storeFaults} are the three-node scenario's (one node killed at
  * a time, store faults switched on and off); {@link #harsh} is the five-node scenario's: pauses
  * longer than the liveness timeout, two nodes killed at once, wall-clock steps on one process,
- * bursts of store throttling and a slow store, one at a time so that a majority is always up.
+ * bursts of store throttling, a slow store, a node killed while it leaves the cluster and a node
+ * killed while a stream is transferred to or from it, one at a time so that a majority is always
+ * up.
  */
 final class ChaosNemeses {
   /** The three-node scenario's store faults while they are on. */
@@ -103,7 +105,11 @@ final class ChaosNemeses {
     /** Every store call refused as throttled for about a second. */
     THROTTLING_BURST,
     /** Every store call held back 100-400 ms for a few seconds. */
-    SLOW_STORE
+    SLOW_STORE,
+    /** SIGTERM (a graceful leave: streams handed over) and SIGKILL before the leave completes. */
+    KILL_DURING_LEAVE,
+    /** The stream's transfer to another node, and SIGKILL of its owner or its target meanwhile. */
+    KILL_DURING_TRANSFER
   }
 
   /**
@@ -134,6 +140,8 @@ final class ChaosNemeses {
                   new FaultRates(0, 0, 0, 100 + rnd.nextInt(300)),
                   3000 + rnd.nextInt(2000),
                   "slow");
+          case KILL_DURING_LEAVE -> killDuringLeave(rnd);
+          case KILL_DURING_TRANSFER -> killDuringTransfer(rnd);
         }
         run.processFault(h.name().toLowerCase(Locale.ROOT).replace('_', ' '));
       }
@@ -193,6 +201,106 @@ final class ChaosNemeses {
    * again — no acknowledged write is lost, but their appends are refused meanwhile
    * (docs/design/metastore-ratis.md "Write path").
    */
+  /**
+   * SIGTERM to a node (the metastore leader one time in two), which starts its graceful leave — it
+   * hands its streams over and deregisters — and SIGKILL 50-800 ms later if it has not exited, so
+   * the leave stops part way: some streams handed over, others not, the node still registered.
+   * Restarted after 0.5-2 s.
+   */
+  private void killDuringLeave(Random rnd) throws IOException, InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    OptionalInt leader = leader(rnd.nextBoolean());
+    int target = leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
+    String what = cluster.nodeId(target) + (leader.isPresent() ? " leader" : " other");
+    long grace = 50 + rnd.nextInt(750);
+    OptionalInt exit = cluster.sigterm(target, Duration.ofMillis(grace));
+    if (exit.isEmpty()) {
+      cluster.kill9(target);
+      log("SIGTERM " + what + ", kill -9 " + grace + " ms into its leave");
+    } else {
+      log("SIGTERM " + what + ": left within " + grace + " ms (status " + exit.getAsInt() + ")");
+    }
+    run.killEpoch.incrementAndGet();
+    synchronized (run.kills) {
+      run.kills.add(what + " during leave");
+    }
+    run.pause(500 + rnd.nextInt(1500));
+    restart(target);
+  }
+
+  /**
+   * Asks the chaos stream's owner to transfer it to another node and, 0-300 ms after the request is
+   * sent, SIGKILLs the owner or the target (one or the other at random), so the transfer stops at
+   * whatever step it reached: requested, target opening, handed over. Restarted after 0.5-2 s;
+   * whatever the transfer's fate, the stream must get an owner again and lose nothing.
+   */
+  private void killDuringTransfer(Random rnd) throws IOException, InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    int owner = ownerOfTheStream(rnd);
+    if (owner < 0) {
+      log("transfer skipped: no node names an owner of the stream");
+      return;
+    }
+    int to = (owner + 1 + rnd.nextInt(cluster.size() - 1)) % cluster.size();
+    String path =
+        "/v1/admin/streams/default/" + ChaosRun.STREAM + "/transfer?to=" + cluster.nodeId(to);
+    String[] answer = {"no answer"};
+    Thread request =
+        new Thread(
+            () -> {
+              try {
+                answer[0] =
+                    Integer.toString(run.http.ownerBound(owner, "POST", path, null).status());
+              } catch (ChaosHttp.CallFailed e) {
+                answer[0] = "failed: " + e.getMessage();
+              }
+            },
+            "chaos-transfer");
+    request.start();
+    Thread.sleep(rnd.nextInt(300));
+    int victim = rnd.nextBoolean() ? owner : to;
+    cluster.kill9(victim);
+    run.killEpoch.incrementAndGet();
+    String what =
+        cluster.nodeId(victim)
+            + (victim == owner ? " (owner)" : " (target)")
+            + " during the transfer "
+            + cluster.nodeId(owner)
+            + " -> "
+            + cluster.nodeId(to);
+    synchronized (run.kills) {
+      run.kills.add(what);
+    }
+    request.join(ChaosHttp.REQUEST_TIMEOUT.toMillis() * 4);
+    log("kill -9 " + what + "; transfer answered " + answer[0]);
+    run.pause(500 + rnd.nextInt(1500));
+    restart(victim);
+  }
+
+  /** The index of the node the chaos stream's description names as owner, or -1. */
+  private int ownerOfTheStream(Random rnd) throws InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    int start = rnd.nextInt(cluster.size());
+    for (int k = 0; k < cluster.size(); k++) {
+      int ask = (start + k) % cluster.size();
+      try {
+        ChaosHttp.Answer a = run.http.call(ask, "GET", ChaosRun.BASE, null);
+        if (a.status() != 200) {
+          continue;
+        }
+        String owner = ChaosRun.JSON.readTree(a.body()).path("owner").path("node_id").asText("");
+        for (int i = 0; i < cluster.size(); i++) {
+          if (cluster.nodeId(i).equals(owner) && cluster.isAlive(i)) {
+            return i;
+          }
+        }
+      } catch (ChaosHttp.CallFailed | IOException e) {
+        // Ask the next node.
+      }
+    }
+    return -1;
+  }
+
   private void stepClock(Random rnd) throws IOException, InterruptedException {
     ProcessCluster cluster = run.cluster;
     Duration step = Duration.ofSeconds((rnd.nextBoolean() ? 1 : -1) * (120 + rnd.nextInt(480)));

@@ -135,6 +135,7 @@ public final class RatisMetastore implements Metastore {
 
   private final Object clientLock = new Object();
   private RaftClient adminClient;
+  private FollowerWatchdog watchdog;
 
   private RatisMetastore(
       RatisSettings ratis, MetaSettings settings, InstantSource clock, Executor executor) {
@@ -243,6 +244,32 @@ public final class RatisMetastore implements Metastore {
                         ? RetryPolicy.NO_RETRY_ACTION
                         : retry.handleAttemptFailure(event))
             .build();
+    watchdog = followerWatchdog();
+    watchdog.start();
+  }
+
+  /**
+   * The leader's guard against a follower that answers but never catches up (a Ratis log appender
+   * stuck on a restarted follower; {@link StuckFollowerDetector}): a follower counts as answering
+   * for max(10 s, 5 election timeouts) after its last answer, as stuck after 2.5 times that without
+   * progress; then the leadership goes to the most caught-up other voter, at most once a minute.
+   */
+  private FollowerWatchdog followerWatchdog() {
+    Duration answeredWithin = ratis.electionTimeoutMax().multipliedBy(5);
+    if (answeredWithin.compareTo(Duration.ofSeconds(10)) < 0) {
+      answeredWithin = Duration.ofSeconds(10);
+    }
+    return new FollowerWatchdog(
+        server,
+        groupId,
+        localId,
+        ratis.voters().keySet(),
+        () -> adminClient,
+        executor,
+        answeredWithin.multipliedBy(5).dividedBy(2),
+        answeredWithin,
+        ratis.electionTimeoutMax().multipliedBy(3),
+        Duration.ofMinutes(1));
   }
 
   private RetryPolicy retryPolicy() {
@@ -720,6 +747,9 @@ public final class RatisMetastore implements Metastore {
     RaftClient current;
     synchronized (clientLock) {
       current = client;
+    }
+    if (watchdog != null) {
+      watchdog.stop();
     }
     closeQuietly(adminClient, "admin client");
     closeQuietly(current, "client");

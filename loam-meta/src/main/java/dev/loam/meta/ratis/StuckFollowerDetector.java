@@ -1,0 +1,86 @@
+package dev.loam.meta.ratis;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Decides, from a leader's periodic view of its followers, when a follower is stuck: it answers the
+ * leader's requests, the leader's log moves past it, and yet its match index has not moved for
+ * {@code stuckFor}. That is the state an Apache Ratis 3.3 log appender can fall into after a
+ * follower restarts while requests to its previous process were in flight: the appender keeps the
+ * match index that process had acknowledged, the restarted follower answers every heartbeat
+ * INCONSISTENCY with the index it really needs, and the appender never sends it (a heartbeat's
+ * inconsistency answer is overruled by the old match index). The follower then never catches up,
+ * and its node, which waits for its own replica to apply what it proposed, never becomes ready. A
+ * follower that is down does not answer, so it is not stuck; one that is slow still moves.
+ *
+ * <p>The remedy, chosen by {@link FollowerWatchdog}, is a new leader: its appenders start from what
+ * each follower says it has. Pure logic, fed samples by the caller; not thread-safe.
+ */
+final class StuckFollowerDetector {
+  /** One follower as the leader sees it at one instant. */
+  record Follower(String id, long matchIndex, long lastRpcElapsedMillis) {}
+
+  private record Progress(long matchIndex, long sinceMillis) {}
+
+  private final long stuckForMillis;
+  private final long answeredWithinMillis;
+  private final Map<String, Progress> progress = new HashMap<>();
+
+  /**
+   * @param stuckForMillis how long a follower's match index may stand still while the leader's log
+   *     is ahead of it
+   * @param answeredWithinMillis a follower whose last answer is older than this is treated as down,
+   *     not stuck; shorter than {@code stuckForMillis}
+   */
+  StuckFollowerDetector(long stuckForMillis, long answeredWithinMillis) {
+    // A follower that dies stays "answering" for answeredWithin after its last answer; the
+    // stand-still window must be longer, or a dead follower would look stuck.
+    if (answeredWithinMillis <= 0 || stuckForMillis <= answeredWithinMillis) {
+      throw new IllegalArgumentException(
+          "need 0 < answeredWithinMillis < stuckForMillis stuckForMillis="
+              + stuckForMillis
+              + " answeredWithinMillis="
+              + answeredWithinMillis);
+    }
+    this.stuckForMillis = stuckForMillis;
+    this.answeredWithinMillis = answeredWithinMillis;
+  }
+
+  /**
+   * Takes one sample: the leader's last applied index and its followers, at {@code nowMillis}
+   * (monotonic). Returns the id of a follower that is stuck, if any.
+   */
+  Optional<String> sample(long nowMillis, long leaderAppliedIndex, Iterable<Follower> followers) {
+    Objects.requireNonNull(followers, "followers");
+    Map<String, Progress> seen = new HashMap<>();
+    String stuck = null;
+    for (Follower f : followers) {
+      Progress before = progress.get(f.id());
+      Progress now =
+          before == null || before.matchIndex() != f.matchIndex()
+              ? new Progress(f.matchIndex(), nowMillis)
+              : before;
+      seen.put(f.id(), now);
+      boolean behind = leaderAppliedIndex > f.matchIndex();
+      boolean answering =
+          f.lastRpcElapsedMillis() >= 0 && f.lastRpcElapsedMillis() <= answeredWithinMillis;
+      if (!behind || !answering) {
+        // Caught up, or down: the clock of a stand-still starts again when it answers behind.
+        seen.put(f.id(), new Progress(f.matchIndex(), nowMillis));
+      } else if (stuck == null && nowMillis - now.sinceMillis() >= stuckForMillis) {
+        stuck = f.id();
+      }
+    }
+    progress.clear();
+    progress.putAll(seen);
+    return Optional.ofNullable(stuck);
+  }
+
+  /** Forgets every follower (this replica stopped leading, or a remedy was applied). */
+  void reset() {
+    progress.clear();
+  }
+}
