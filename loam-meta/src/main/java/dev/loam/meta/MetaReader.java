@@ -127,4 +127,7 @@ public interface MetaReader {
    * chunks) and whether its master key was destroyed. Empty for a namespace written plain.
    */
   Optional<dev.loam.meta.command.NamespaceKeys> namespaceKeys(String namespace);
+
+  /** Whether any namespace has a key record: whether any WAL chunk of the cluster may be sealed. */
+  boolean anyNamespaceKeys();
 }

@@ -70,7 +70,9 @@ final class WalFlight {
     this.key =
         ObjectLayout.walKey(writer.durabilityClass, writer.ctx.clusterId(), writer.nodeId, ulid);
     this.deadlineMillis = ulid.timestampMillis() + writer.commitBudget.toMillis();
-    this.plan = WalObjectPlan.build(writer.nodeId, ulid, writer.durabilityClass, buffer.slots);
+    this.plan =
+        WalObjectPlan.build(
+            writer.nodeId, ulid, writer.durabilityClass, key, writer.sealingRandom, buffer.slots);
   }
 
   private void put(int attempt) {

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 
 /**
  * The leaderless write path of one durability class on one node (stream-engine.txt §3): buffers the
@@ -64,6 +65,7 @@ public final class WalWriter {
   final ScheduledExecutorService scheduler;
   final TailCache tailCache;
   final WriteCounters stats;
+  final RandomGenerator sealingRandom;
 
   private final int maxObjectsInFlight;
 
@@ -91,7 +93,8 @@ public final class WalWriter {
       Duration backoffInitial,
       ObjectStore store,
       TailCache tailCache,
-      WriteCounters stats) {
+      WriteCounters stats,
+      RandomGenerator sealingRandom) {
     this.ctx = ctx;
     this.nodeId = ctx.nodeId();
     this.durabilityClass = durabilityClass;
@@ -108,6 +111,7 @@ public final class WalWriter {
     this.scheduler = ctx.scheduler();
     this.tailCache = tailCache;
     this.stats = stats;
+    this.sealingRandom = sealingRandom;
   }
 
   /**

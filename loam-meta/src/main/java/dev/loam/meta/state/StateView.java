@@ -66,6 +66,11 @@ final class StateView implements MetaReader {
   }
 
   @Override
+  public boolean anyNamespaceKeys() {
+    return machine.namespaceKeys().any();
+  }
+
+  @Override
   public Optional<dev.loam.meta.command.NamespaceKeys> namespaceKeys(String namespace) {
     return Optional.ofNullable(machine.namespaceKeys().get(namespace));
   }
