@@ -294,8 +294,19 @@ public final class LoamNode implements AutoCloseable {
     private Duration closeTimeout = Duration.ofSeconds(30);
     private dev.loam.kms.KeyManagementService kms;
     private Duration kmsTimeout = NodeRuntime.DEFAULT_KMS_TIMEOUT;
+    private java.security.SecureRandom keyRandom;
 
     private Builder() {}
+
+    /**
+     * The source of the node's key-encryption keys, data keys and nonces (default: the platform's
+     * strong source). For deterministic simulations only: a seeded source makes every key and nonce
+     * predictable from the seed.
+     */
+    public Builder keyRandom(java.security.SecureRandom r) {
+      this.keyRandom = Objects.requireNonNull(r, "keyRandom");
+      return this;
+    }
 
     /**
      * The key-management service holding the namespaces' master keys, for envelope encryption
@@ -598,7 +609,8 @@ public final class LoamNode implements AutoCloseable {
                 .ownershipSettings(ownershipSettings)
                 .compactionSettings(compactionSettings)
                 .keyManagement(kms)
-                .kmsTimeout(kmsTimeout),
+                .kmsTimeout(kmsTimeout)
+                .keyRandom(keyRandom),
             owned,
             callbacks);
       } catch (RuntimeException e) {

@@ -102,7 +102,8 @@ public final class NodeRuntime {
       OwnershipSettings ownershipSettings,
       CompactionSettings compactionSettings,
       KeyManagementService kms,
-      Duration kmsTimeout) {
+      Duration kmsTimeout,
+      java.security.SecureRandom keyRandom) {
     // Every call of the node goes through a health watch, so readiness reflects the store's recent
     // answers without a probe of its own.
     StoreHealth standardHealth = new StoreHealth(standardStore, "object store", clock);
@@ -142,13 +143,7 @@ public final class NodeRuntime {
             kms == null
                 ? null
                 : new NamespaceKeyRing(
-                    store,
-                    kms,
-                    clusterId,
-                    clock,
-                    KEY_TTL,
-                    kmsTimeout,
-                    SystemDrivers.secureRandom()),
+                    store, kms, clusterId, clock, KEY_TTL, kmsTimeout, keyRandom),
             kms);
     meta.addApplyListener(
         (index, command, outcome) -> {
@@ -182,7 +177,7 @@ public final class NodeRuntime {
               store,
               tailCache,
               stats,
-              SystemDrivers.secureRandom()));
+              keyRandom));
     }
     if (settings.diskCacheBytes() > 0) {
       this.diskCache =
@@ -301,6 +296,7 @@ public final class NodeRuntime {
       CompactionSettings compactionSettings,
       KeyManagementService kms,
       Duration kmsTimeout,
+      java.security.SecureRandom keyRandom,
       AtomicBoolean claimed) {
     if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
       return CompletableFuture.failedFuture(
@@ -360,7 +356,8 @@ public final class NodeRuntime {
                   ownershipSettings,
                   compactionSettings,
                   kms,
-                  kmsTimeout);
+                  kmsTimeout,
+                  keyRandom);
             });
   }
 
@@ -390,8 +387,19 @@ public final class NodeRuntime {
     private CompactionSettings compactionSettings = CompactionSettings.defaults();
     private KeyManagementService kms;
     private Duration kmsTimeout = DEFAULT_KMS_TIMEOUT;
+    private java.security.SecureRandom keyRandom;
 
     private Builder() {}
+
+    /**
+     * The source of key-encryption keys, data keys and nonces; null (the default) for the
+     * platform's strong source. Only a simulation, which must replay a seed exactly, gives a seeded
+     * one.
+     */
+    public Builder keyRandom(java.security.SecureRandom keyRandom) {
+      this.keyRandom = keyRandom;
+      return this;
+    }
 
     /**
      * The key-management service that holds the namespaces' master keys, or null (the default) for
@@ -541,6 +549,7 @@ public final class NodeRuntime {
           compactionSettings,
           kms,
           kmsTimeout,
+          keyRandom == null ? SystemDrivers.secureRandom() : keyRandom,
           claimed);
     }
   }
