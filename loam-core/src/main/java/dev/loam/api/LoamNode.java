@@ -292,8 +292,44 @@ public final class LoamNode implements AutoCloseable {
     private CompactionSettings compactionSettings = CompactionSettings.defaults();
     private Duration startTimeout = Duration.ofSeconds(30);
     private Duration closeTimeout = Duration.ofSeconds(30);
+    private dev.loam.kms.KeyManagementService kms;
+    private Duration kmsTimeout = NodeRuntime.DEFAULT_KMS_TIMEOUT;
+    private java.security.SecureRandom keyRandom;
 
     private Builder() {}
+
+    /**
+     * The source of the node's key-encryption keys, data keys and nonces (default: the platform's
+     * strong source). For deterministic simulations only: a seeded source makes every key and nonce
+     * predictable from the seed.
+     */
+    public Builder keyRandom(java.security.SecureRandom r) {
+      this.keyRandom = Objects.requireNonNull(r, "keyRandom");
+      return this;
+    }
+
+    /**
+     * The key-management service holding the namespaces' master keys, for envelope encryption
+     * (docs/security.md, "Data at rest"; implementations in docs/reference/kms.md). Without one
+     * (the default) the node writes and reads plain namespaces only and refuses {@link
+     * Log#addNamespaceKey}. The host owns it: the node does not close it.
+     */
+    public Builder keyManagement(dev.loam.kms.KeyManagementService kms) {
+      this.kms = Objects.requireNonNull(kms, "kms");
+      return this;
+    }
+
+    /**
+     * The longest one namespace's KMS call may take (default 5 s): past it, that namespace's
+     * appends fail with UNAVAILABLE naming it, and no other namespace waits.
+     */
+    public Builder kmsTimeout(Duration d) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new LoamException(Kind.INVALID, "kms timeout must be positive kmsTimeout=" + d);
+      }
+      this.kmsTimeout = d;
+      return this;
+    }
 
     /**
      * The longest {@link LoamNode#close()} waits for buffered appends' verdicts, and {@link
@@ -571,7 +607,10 @@ public final class LoamNode implements AutoCloseable {
                 .ioExecutor(ioExec)
                 .startTimeout(startTimeout)
                 .ownershipSettings(ownershipSettings)
-                .compactionSettings(compactionSettings),
+                .compactionSettings(compactionSettings)
+                .keyManagement(kms)
+                .kmsTimeout(kmsTimeout)
+                .keyRandom(keyRandom),
             owned,
             callbacks);
       } catch (RuntimeException e) {

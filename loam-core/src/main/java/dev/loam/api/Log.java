@@ -456,4 +456,40 @@ public interface Log {
   /** Releases the keys of claim {@code claimId} after an append that committed nothing. */
   CompletableFuture<Void> releaseEvents(
       String namespace, String stream, long claimId, List<byte[]> keys);
+
+  // ---------------------------------------------------------------- namespace encryption
+
+  /**
+   * Gives a namespace a new envelope-encryption key (docs/security.md, "Data at rest"): its first,
+   * after which its appends are sealed per WAL chunk from the next flush on (what it wrote before
+   * stays as written), or a rotation, after which the new key seals new data and older keys keep
+   * opening what they sealed. The node must have a key-management service ({@code
+   * LoamNode.Builder.keyManagement}). INVALID without one, NOT_FOUND for an unknown namespace,
+   * CONFLICT once the namespace's keys were destroyed, UNAVAILABLE naming the namespace when the
+   * KMS does not answer in time.
+   */
+  CompletableFuture<NamespaceKeyInfo> addNamespaceKey(String namespace);
+
+  /** A namespace's encryption keys; empty for a namespace that never had one (written plain). */
+  CompletableFuture<Optional<NamespaceKeyInfo>> describeNamespaceKeys(String namespace);
+
+  /**
+   * Shreds a namespace: records its keys destroyed, after which every node refuses its appends and
+   * every read of it fails with {@link dev.loam.error.KeyDestroyedException} naming it, then
+   * destroys its master key in the KMS. Other namespaces, also those sharing WAL objects with it,
+   * read back completely. Irreversible and idempotent. INVALID without a KMS or for a namespace
+   * without a key, NOT_FOUND for an unknown namespace, UNAVAILABLE when the KMS did not destroy the
+   * master key (the namespace is already refused everywhere; call again).
+   */
+  CompletableFuture<NamespaceKeyInfo> destroyNamespaceKeys(String namespace);
+
+  /**
+   * Creates a namespace and gives it its first key, so none of its data is ever written plain. Two
+   * steps: if the key step fails the namespace exists unencrypted and holds nothing yet; call
+   * {@link #addNamespaceKey} to finish. Fails as {@link #createNamespace}, then as {@link
+   * #addNamespaceKey}.
+   */
+  default CompletableFuture<NamespaceKeyInfo> createEncryptedNamespace(String namespace) {
+    return createNamespace(namespace).thenCompose(v -> addNamespaceKey(namespace));
+  }
 }

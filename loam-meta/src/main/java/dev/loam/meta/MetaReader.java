@@ -121,4 +121,13 @@ public interface MetaReader {
 
   /** The records of every consumer group of a namespace, sorted by group id. */
   List<GroupInfo> groups(String namespace);
+
+  /**
+   * A namespace's key-encryption keys, if it was ever given one: their ULIDs (the newest seals new
+   * chunks) and whether its master key was destroyed. Empty for a namespace written plain.
+   */
+  Optional<dev.loam.meta.command.NamespaceKeys> namespaceKeys(String namespace);
+
+  /** Whether any namespace has a key record: whether any WAL chunk of the cluster may be sealed. */
+  boolean anyNamespaceKeys();
 }

@@ -94,6 +94,8 @@ public final class SimCluster {
   private final NodeSettings settings;
   private final OwnershipSettings ownershipSettings;
   private final SplittableRandom workRandom;
+  // The run's KMS when its namespace is encrypted, else null.
+  private final SimKms kms;
   private final List<Node> nodes = new ArrayList<>();
 
   /**
@@ -108,7 +110,9 @@ public final class SimCluster {
       SimReplica.Lag replicaLag,
       NodeSettings settings,
       OwnershipSettings ownershipSettings,
-      SplittableRandom workRandom) {
+      SplittableRandom workRandom,
+      SimKms kms) {
+    this.kms = kms;
     this.ctx = ctx;
     this.clock = ctx.clock();
     this.trace = ctx.trace();
@@ -147,6 +151,20 @@ public final class SimCluster {
   private static final long START_RETRY_MILLIS = 1_000;
 
   /** Starts a new incarnation of {@code n}; false when the node refused to start. */
+  /**
+   * A key source for one incarnation of {@code n}, drawn from the seed: SHA1PRNG seeded before its
+   * first use is deterministic, so every key and nonce of the run is the same on a replay.
+   */
+  private java.security.SecureRandom seededSecureRandom(Node n) {
+    try {
+      java.security.SecureRandom r = java.security.SecureRandom.getInstance("SHA1PRNG");
+      r.setSeed(Seeds.stream(ctx.seed(), "keys-" + n.id + "-" + n.incarnation).nextLong());
+      return r;
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK has no SHA1PRNG", e);
+    }
+  }
+
   boolean start(Node n) {
     n.incarnation++;
     n.process = ctx.scheduler().process(n.id + "#" + n.incarnation);
@@ -163,6 +181,11 @@ public final class SimCluster {
     n.leaving = false;
     try {
       LoamNode.Builder b = LoamNode.builder();
+      if (kms != null) {
+        // Keys, data keys and nonces from the seed, so the run replays; the KMS answers at once,
+        // and the timeout (a wall-clock timer) is far beyond any run so it never fires.
+        b.keyManagement(kms).kmsTimeout(Duration.ofHours(1)).keyRandom(seededSecureRandom(n));
+      }
       if (!zones.isEmpty()) {
         // Each node in its own zone (n0 in zone 0, ...): reads try the local zone first.
         int local = Math.floorMod(n.id.hashCode(), 3);

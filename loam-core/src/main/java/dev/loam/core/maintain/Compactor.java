@@ -124,7 +124,9 @@ public final class Compactor {
           Set<PartKey> seen = new HashSet<>();
           for (OwnedPartitions.Part part :
               OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
-            if (part.stream().config().cleanupPolicy() != StreamConfig.CleanupPolicy.COMPACT) {
+            if (part.stream().config().cleanupPolicy() != StreamConfig.CleanupPolicy.COMPACT
+                || r.namespaceKeys(part.stream().namespace()).isPresent()) {
+              // (An encrypted namespace is not segmented, so it has nothing to compact yet.)
               continue;
             }
             long id = part.stream().id();

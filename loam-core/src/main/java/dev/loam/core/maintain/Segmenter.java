@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * whole segment (by default; entries of at most {@code entryMaxBytes} otherwise), so the metastore
  * holds about one entry per segment instead of one per WAL flush. Readers find batches inside that
  * entry with the segment's batch index. A crash or a refused swap leaves an unreferenced segment
- * that GC deletes as an orphan. Not thread-safe: {@link Maintenance} runs one poll at a time.
+ * that GC deletes as an orphan. Streams of a namespace with a key are not segmented (their batches
+ * stay sealed in the WAL). Not thread-safe: {@link Maintenance} runs one poll at a time.
  */
 public final class Segmenter {
   private static final Logger log = LoggerFactory.getLogger(Segmenter.class);
@@ -85,6 +86,12 @@ public final class Segmenter {
         r -> {
           for (OwnedPartitions.Part part :
               OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
+            if (r.namespaceKeys(part.stream().namespace()).isPresent()) {
+              // An encrypted namespace's entries stay in their sealed WAL chunks: a segment would
+              // hold its batches in plaintext, and segments have no sealed form yet
+              // (docs/security.md, "Data at rest").
+              continue;
+            }
             long id = part.stream().id();
             int p = part.bounds().partition();
             List<IndexEntry> es =

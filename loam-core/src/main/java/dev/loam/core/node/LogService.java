@@ -28,6 +28,7 @@ import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
 import dev.loam.core.Streams;
 import dev.loam.core.auth.ApiKeys;
+import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.ownership.OwnershipAgent;
 import dev.loam.core.read.Fetcher;
 import dev.loam.core.read.PartitionWatch;
@@ -94,6 +95,7 @@ public final class LogService implements Log {
   private final ApiKeys apiKeys;
   private final GroupService groups;
   private final EventLedgerService events;
+  private final NamespaceEncryption encryption;
 
   LogService(
       NodeContext ctx,
@@ -103,7 +105,9 @@ public final class LogService implements Log {
       int maxAppendBytes,
       Duration maxFetchWait,
       OwnershipAgent ownership,
-      ApiKeys apiKeys) {
+      ApiKeys apiKeys,
+      NamespaceEncryption encryption) {
+    this.encryption = encryption;
     this.ownership = ownership;
     this.apiKeys = apiKeys;
     this.ctx = ctx;
@@ -114,7 +118,7 @@ public final class LogService implements Log {
     this.writers = writers;
     this.readPath = readPath;
     this.watch = watch;
-    this.appender = new Appender(ctx, writers, maxAppendBytes);
+    this.appender = new Appender(ctx, writers, maxAppendBytes, encryption);
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
     this.groups = new GroupService(ctx, ownership);
     this.events = new EventLedgerService(ctx);
@@ -518,6 +522,11 @@ public final class LogService implements Log {
   @Override
   public CompletableFuture<BatchFetchResult> fetchBatches(
       String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    try {
+      encryption.checkReadable(namespace);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return fetcher.fetchBatches(namespace, stream, partition, offset, maxBytes, maxWait);
   }
 
@@ -538,6 +547,11 @@ public final class LogService implements Log {
       int maxBytes,
       Duration maxWait,
       OptionalLong consistencyToken) {
+    try {
+      encryption.checkReadable(namespace);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return fetcher.fetch(namespace, stream, partition, offset, maxBytes, maxWait, consistencyToken);
   }
 
@@ -750,5 +764,29 @@ public final class LogService implements Log {
     } catch (LoamException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  // ---------------------------------------------------------------- namespace encryption
+
+  @Override
+  public CompletableFuture<dev.loam.api.NamespaceKeyInfo> addNamespaceKey(String namespace) {
+    return encryption.addKey(namespace);
+  }
+
+  @Override
+  public CompletableFuture<Optional<dev.loam.api.NamespaceKeyInfo>> describeNamespaceKeys(
+      String namespace) {
+    return async(
+        () -> {
+          if (!meta.read(r -> r.namespaceExists(namespace))) {
+            throw new LoamException(Kind.NOT_FOUND, "namespace not found namespace=" + namespace);
+          }
+          return encryption.describe(namespace);
+        });
+  }
+
+  @Override
+  public CompletableFuture<dev.loam.api.NamespaceKeyInfo> destroyNamespaceKeys(String namespace) {
+    return encryption.destroy(namespace);
   }
 }

@@ -6,7 +6,10 @@ import dev.loam.api.NodeHealth;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.core.NodeContext;
+import dev.loam.core.Rejections;
 import dev.loam.core.auth.ApiKeys;
+import dev.loam.core.crypto.NamespaceEncryption;
+import dev.loam.core.crypto.NamespaceKeyRing;
 import dev.loam.core.maintain.Compactor;
 import dev.loam.core.maintain.InvalidatingObjectStore;
 import dev.loam.core.maintain.Maintenance;
@@ -25,6 +28,7 @@ import dev.loam.core.write.WalWriter;
 import dev.loam.core.write.WriteCounters;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.kms.KeyManagementService;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Origin;
@@ -68,6 +72,7 @@ public final class NodeRuntime {
   private final DiskCache diskCache;
   private final LogService log;
   private final ApiKeys apiKeys;
+  private final NamespaceEncryption encryption;
   private final Maintenance maintenance;
   private final OwnershipAgent ownership;
   private final ScheduledFuture<?> maintenanceTask;
@@ -75,6 +80,12 @@ public final class NodeRuntime {
   private final List<StoreHealth> storeHealth;
   private final ScheduledExecutorService scheduler;
   private volatile boolean stopped;
+
+  /** How long a node holds an unwrapped key-encryption key before asking the KMS again. */
+  static final Duration KEY_TTL = Duration.ofHours(1);
+
+  /** The default bound of one namespace's KMS call. */
+  public static final Duration DEFAULT_KMS_TIMEOUT = Duration.ofSeconds(5);
 
   private NodeRuntime(
       String clusterId,
@@ -89,7 +100,10 @@ public final class NodeRuntime {
       ScheduledExecutorService scheduler,
       Executor ioExecutor,
       OwnershipSettings ownershipSettings,
-      CompactionSettings compactionSettings) {
+      CompactionSettings compactionSettings,
+      KeyManagementService kms,
+      Duration kmsTimeout,
+      java.security.SecureRandom keyRandom) {
     // Every call of the node goes through a health watch, so readiness reflects the store's recent
     // answers without a probe of its own.
     StoreHealth standardHealth = new StoreHealth(standardStore, "object store", clock);
@@ -118,11 +132,25 @@ public final class NodeRuntime {
     this.apiKeys =
         new ApiKeys(
             ctx, SystemDrivers.secureRandom(), ioExecutor != null ? ioExecutor : Runnable::run);
+    // Envelope encryption (docs/security.md, "Data at rest"): key-encryption keys are held in
+    // memory for an hour at most, and every KMS call of a namespace is bounded by kmsTimeout.
+    this.encryption =
+        new NamespaceEncryption(
+            meta,
+            nodeId,
+            ctx::origin,
+            Rejections::of,
+            kms == null
+                ? null
+                : new NamespaceKeyRing(
+                    store, kms, clusterId, clock, KEY_TTL, kmsTimeout, keyRandom),
+            kms);
     meta.addApplyListener(
         (index, command, outcome) -> {
           if (!stopped) {
             watch.onApplied(index, command, outcome);
             apiKeys.onApplied(outcome);
+            encryption.onApplied(outcome);
           }
         });
     // Express needs its three-zone store; without one the node refuses express streams.
@@ -148,7 +176,8 @@ public final class NodeRuntime {
               settings.retryBackoffInitial(),
               store,
               tailCache,
-              stats));
+              stats,
+              keyRandom));
     }
     if (settings.diskCacheBytes() > 0) {
       this.diskCache =
@@ -172,7 +201,8 @@ public final class NodeRuntime {
             ReadPath.SEGMENT_INDEX_CACHE_BYTES,
             (micros, task) -> scheduler.schedule(task, micros, TimeUnit.MICROSECONDS),
             ReadPath.WAL_MERGE_WINDOW_MICROS,
-            settings.walReadAheadBytes());
+            settings.walReadAheadBytes(),
+            encryption);
     ObjectStore gcStore = new InvalidatingObjectStore(store, diskCache, readPath);
     this.ownership =
         new OwnershipAgent(
@@ -190,7 +220,8 @@ public final class NodeRuntime {
             settings.walObjectMaxBytes(),
             settings.maxFetchWait(),
             ownership,
-            apiKeys);
+            apiKeys,
+            encryption);
     // Retention, segmenter and GC (stream-engine.txt §5), driven by the node's scheduler.
     this.maintenance =
         new Maintenance(
@@ -263,6 +294,9 @@ public final class NodeRuntime {
       Executor ioExecutor,
       OwnershipSettings ownershipSettings,
       CompactionSettings compactionSettings,
+      KeyManagementService kms,
+      Duration kmsTimeout,
+      java.security.SecureRandom keyRandom,
       AtomicBoolean claimed) {
     if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
       return CompletableFuture.failedFuture(
@@ -320,7 +354,10 @@ public final class NodeRuntime {
                   scheduler,
                   ioExecutor,
                   ownershipSettings,
-                  compactionSettings);
+                  compactionSettings,
+                  kms,
+                  kmsTimeout,
+                  keyRandom);
             });
   }
 
@@ -348,8 +385,36 @@ public final class NodeRuntime {
     private Duration startTimeout;
     private OwnershipSettings ownershipSettings = OwnershipSettings.defaults();
     private CompactionSettings compactionSettings = CompactionSettings.defaults();
+    private KeyManagementService kms;
+    private Duration kmsTimeout = DEFAULT_KMS_TIMEOUT;
+    private java.security.SecureRandom keyRandom;
 
     private Builder() {}
+
+    /**
+     * The source of key-encryption keys, data keys and nonces; null (the default) for the
+     * platform's strong source. Only a simulation, which must replay a seed exactly, gives a seeded
+     * one.
+     */
+    public Builder keyRandom(java.security.SecureRandom keyRandom) {
+      this.keyRandom = keyRandom;
+      return this;
+    }
+
+    /**
+     * The key-management service that holds the namespaces' master keys, or null (the default) for
+     * none: the node then writes and reads plain namespaces only. Not closed by the runtime.
+     */
+    public Builder keyManagement(KeyManagementService kms) {
+      this.kms = kms;
+      return this;
+    }
+
+    /** The longest one namespace's KMS call may take before its appends fail (default 5 s). */
+    public Builder kmsTimeout(Duration kmsTimeout) {
+      this.kmsTimeout = java.util.Objects.requireNonNull(kmsTimeout, "kmsTimeout");
+      return this;
+    }
 
     public Builder nodeId(String nodeId) {
       this.nodeId = nodeId;
@@ -482,6 +547,9 @@ public final class NodeRuntime {
           ioExecutor,
           ownershipSettings,
           compactionSettings,
+          kms,
+          kmsTimeout,
+          keyRandom == null ? SystemDrivers.secureRandom() : keyRandom,
           claimed);
     }
   }

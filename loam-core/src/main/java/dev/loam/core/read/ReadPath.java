@@ -69,6 +69,7 @@ public final class ReadPath {
   private final WalReadAhead readAhead;
   private final SegmentIndexCache segmentIndexes;
   private final int blockBytes;
+  private final SealedChunkReader sealed;
 
   /**
    * The bytes {@code [baseOffset, endOffset)} of {@code entry}: whole batches read from it, the
@@ -114,6 +115,35 @@ public final class ReadPath {
       WalGetMerger.Delayer delayer,
       long walWindowMicros,
       long walReadAheadBytes) {
+    this(
+        store,
+        tailCache,
+        diskCache,
+        stats,
+        blockBytes,
+        segmentIndexCacheBytes,
+        delayer,
+        walWindowMicros,
+        walReadAheadBytes,
+        null);
+  }
+
+  /**
+   * As the constructor above, opening sealed WAL chunks with the keys {@code encryption} names
+   * ({@link SealedChunkReader}); null for a node that reads plain chunks only.
+   */
+  public ReadPath(
+      ObjectStore store,
+      TailCache tailCache,
+      DiskCache diskCache,
+      ReadCounters stats,
+      int blockBytes,
+      long segmentIndexCacheBytes,
+      WalGetMerger.Delayer delayer,
+      long walWindowMicros,
+      long walReadAheadBytes,
+      dev.loam.core.crypto.NamespaceEncryption encryption) {
+    this.sealed = encryption == null ? null : new SealedChunkReader(store, encryption);
     this.store = store;
     this.tailCache = tailCache;
     this.diskCache = diskCache;
@@ -161,10 +191,25 @@ public final class ReadPath {
     if (readAhead != null) {
       readAhead.invalidate(keys);
     }
+    if (sealed != null) {
+      sealed.invalidate(keys);
+    }
   }
 
-  /** The bytes of one whole index entry. */
+  /**
+   * The bytes of one whole index entry: for an entry in a sealed WAL chunk, its plaintext (the tail
+   * cache holds recent batches as plaintext, in memory only; every other tier holds the sealed
+   * chunk, opened here).
+   */
   public CompletableFuture<byte[]> load(IndexEntry e) {
+    if (sealed != null && sealed.mayBeSealed(e)) {
+      byte[] cached = tailCache.get(e.objectKey(), e.byteOffset(), e.byteLength());
+      if (cached != null) {
+        stats.tailHit();
+        return CompletableFuture.completedFuture(cached);
+      }
+      return sealed.load(e, this::loadRange);
+    }
     return loadRange(e.objectKey(), e.byteOffset(), e.byteLength());
   }
 
@@ -179,6 +224,10 @@ public final class ReadPath {
     if (cached != null) {
       stats.tailHit();
       return CompletableFuture.completedFuture(cached);
+    }
+    if (sealed != null && sealed.mayBeSealed(e)) {
+      // The whole sealed chunk with one GET of its own, opened here: the rewrite gets plaintext.
+      return sealed.load(e, (k, o, l) -> checked(k, o, l, this::rawGet));
     }
     if (readAhead != null) {
       byte[] held = readAhead.get(e.objectKey(), e.byteOffset(), e.byteLength(), false);

@@ -9,6 +9,7 @@ import dev.loam.api.ProducerIdentity;
 import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
 import dev.loam.core.Streams;
+import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.write.WalWriter.BatchAck;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
@@ -20,11 +21,13 @@ import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.RecordBatchEncoder;
 import dev.loam.wal.batch.RecordData;
 import dev.loam.wal.batch.TimestampType;
+import dev.loam.wal.object.KeyEncryptionKey;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -42,13 +45,79 @@ public final class Appender {
   private final Map<DurabilityClass, WalWriter> writers;
   private final int maxAppendBytes;
   private final Map<Long, Sticky> sticky = new ConcurrentHashMap<>();
+  private final NamespaceEncryption encryption;
 
   private record Sticky(long generation, int partition) {}
 
   public Appender(NodeContext ctx, Map<DurabilityClass, WalWriter> writers, int maxAppendBytes) {
+    this(
+        ctx,
+        writers,
+        maxAppendBytes,
+        new NamespaceEncryption(ctx.meta(), ctx.nodeId(), ctx::origin, Rejections::of, null, null));
+  }
+
+  /**
+   * As {@link #Appender(NodeContext, Map, int)}, sealing the batches of encrypted namespaces with
+   * the key {@code encryption} names.
+   */
+  public Appender(
+      NodeContext ctx,
+      Map<DurabilityClass, WalWriter> writers,
+      int maxAppendBytes,
+      NamespaceEncryption encryption) {
     this.ctx = ctx;
     this.writers = writers;
     this.maxAppendBytes = maxAppendBytes;
+    this.encryption = encryption;
+  }
+
+  /**
+   * Submits {@code batches} sealed under the namespace's current key (plain when it has none),
+   * after {@code admission}. Getting the key is the only step that may wait on the KMS, and it
+   * waits for this namespace alone: a KMS that is slow or down fails these batches (UNAVAILABLE
+   * naming the namespace) before they reach the shared buffer, so other namespaces' appends never
+   * wait behind it.
+   */
+  private CompletableFuture<List<BatchAck>> submitSealed(
+      WalWriter writer, String namespace, List<PendingBatch> batches, Runnable admission) {
+    CompletableFuture<KeyEncryptionKey> key = encryption.sealingKey(namespace);
+    if (key.isDone()) {
+      // The common case (a plain namespace, or a key held in memory): no hop off this thread,
+      // and errors arrive unwrapped, as before encryption existed.
+      KeyEncryptionKey kek;
+      try {
+        kek = key.join();
+      } catch (CompletionException e) {
+        return CompletableFuture.failedFuture(e.getCause());
+      }
+      if (admission != null) {
+        try {
+          admission.run();
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      }
+      return writer.submit(sealed(batches, kek));
+    }
+    return key.thenCompose(
+        kek -> {
+          if (admission != null) {
+            admission.run();
+          }
+          return writer.submit(sealed(batches, kek));
+        });
+  }
+
+  private static List<PendingBatch> sealed(List<PendingBatch> batches, KeyEncryptionKey kek) {
+    if (kek == null) {
+      return batches;
+    }
+    List<PendingBatch> out = new ArrayList<>(batches.size());
+    for (PendingBatch b : batches) {
+      out.add(b.sealedWith(kek));
+    }
+    return out;
   }
 
   /**
@@ -182,15 +251,7 @@ public final class Appender {
     if (writer == null) {
       return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
     }
-    if (admission != null) {
-      try {
-        admission.run();
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }
-    return writer
-        .submit(batches)
+    return submitSealed(writer, namespace, batches, admission)
         .thenApply(
             acks -> {
               long token = 0;
@@ -263,8 +324,7 @@ public final class Appender {
             : producerText(
                 new ProducerIdentity(
                     pending.producerId(), pending.producerEpoch(), pending.baseSequence()));
-    return writer
-        .submit(List.of(pending))
+    return submitSealed(writer, namespace, List.of(pending), null)
         .thenApply(
             acks -> {
               BatchAck a = acks.get(0);

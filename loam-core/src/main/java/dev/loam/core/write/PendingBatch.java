@@ -1,8 +1,11 @@
 package dev.loam.core.write;
 
+import dev.loam.wal.object.KeyEncryptionKey;
+
 /**
- * One encoded RecordBatch v2 waiting in a WAL writer's buffer: its partition, its bytes, and the
- * producer fields the sequencer checks.
+ * One encoded RecordBatch v2 waiting in a WAL writer's buffer: its partition, its bytes, the
+ * producer fields the sequencer checks, and the key its chunk is sealed under ({@code sealWith},
+ * null for a namespace written plain; docs/formats/wal-object-v2.md).
  */
 public record PendingBatch(
     long streamId,
@@ -12,4 +15,42 @@ public record PendingBatch(
     long maxTimestamp,
     long producerId,
     short producerEpoch,
-    int baseSequence) {}
+    int baseSequence,
+    KeyEncryptionKey sealWith) {
+
+  /** A batch written plain. */
+  public PendingBatch(
+      long streamId,
+      int partition,
+      byte[] bytes,
+      int recordCount,
+      long maxTimestamp,
+      long producerId,
+      short producerEpoch,
+      int baseSequence) {
+    this(
+        streamId,
+        partition,
+        bytes,
+        recordCount,
+        maxTimestamp,
+        producerId,
+        producerEpoch,
+        baseSequence,
+        null);
+  }
+
+  /** This batch, sealed under {@code kek} (or plain when it is null). */
+  public PendingBatch sealedWith(KeyEncryptionKey kek) {
+    return new PendingBatch(
+        streamId,
+        partition,
+        bytes,
+        recordCount,
+        maxTimestamp,
+        producerId,
+        producerEpoch,
+        baseSequence,
+        kek);
+  }
+}

@@ -145,6 +145,7 @@ public final class LoamNodeMain {
     private volatile ObjectStore faultyStore;
     private volatile FaultFile faultFile;
     private volatile ExecutorService storeIo;
+    private volatile dev.loam.kms.KeyManagementService kms;
 
     private Member(NodeOptions options, PrintStream out) {
       this.options = options;
@@ -211,6 +212,11 @@ public final class LoamNodeMain {
           nb.objectStore(m.faultyStore).ioExecutor(m.storeIo);
         } else {
           nb.storeUri(o.store());
+        }
+        if (o.kms().isPresent()) {
+          KmsFlags.Settings k = o.kms().get();
+          m.kms = k.open();
+          nb.keyManagement(m.kms).kmsTimeout(k.timeout());
         }
         nb.metastore(m.meta)
             .settings(o.nodeSettings())
@@ -340,6 +346,7 @@ public final class LoamNodeMain {
       quietly(kafka);
       quietly(server);
       quietly(node);
+      quietly(kms);
       quietly(faultFile);
       quietly(faultyStore);
       if (storeIo != null) {

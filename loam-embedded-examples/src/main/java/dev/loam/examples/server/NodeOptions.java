@@ -45,7 +45,8 @@ public record NodeOptions(
     Optional<TlsSettings> tls,
     Optional<TlsSettings> peerTls,
     boolean insecure,
-    KafkaFlags.Security kafkaSecurity) {
+    KafkaFlags.Security kafkaSecurity,
+    Optional<KmsFlags.Settings> kms) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -170,6 +171,7 @@ public record NodeOptions(
           "chaos tests only: store fault rates read from PATH, re-read every 100 ms");
 
   static final TlsFlags.Listener TLS = TlsFlags.listener(CMD);
+  static final KmsFlags.Options KMS = KmsFlags.declare(CMD);
   static final Flag<Path> PEER_TLS_CERT =
       CMD.optional(
           "--peer-tls-cert",
@@ -248,7 +250,8 @@ public record NodeOptions(
         tls,
         TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true),
         a.get(INSECURE),
-        KAFKA_SECURITY.get(a));
+        KAFKA_SECURITY.get(a),
+        KMS.settings(a));
   }
 
   /**

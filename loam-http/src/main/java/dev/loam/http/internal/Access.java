@@ -46,6 +46,10 @@ final class Access {
           Map.entry("admin_stream_transfer", Need.CLUSTER_ADMIN),
           Map.entry("namespace_create", Need.CLUSTER_ADMIN),
           Map.entry("namespace_delete", Need.CLUSTER_ADMIN),
+          // Keys: shredding is irreversible and a rotation is a cluster operation on the KMS.
+          Map.entry("namespace_key_add", Need.CLUSTER_ADMIN),
+          Map.entry("namespace_keys_destroy", Need.CLUSTER_ADMIN),
+          Map.entry("namespace_keys_get", Need.ADMIN),
           Map.entry("key_create", Need.CLUSTER_ADMIN),
           Map.entry("key_list", Need.CLUSTER_ADMIN),
           Map.entry("key_revoke", Need.CLUSTER_ADMIN),

@@ -8,6 +8,7 @@ import dev.loam.http.internal.routes.ClusterRoutes;
 import dev.loam.http.internal.routes.ConsumerRoutes;
 import dev.loam.http.internal.routes.EventRoutes;
 import dev.loam.http.internal.routes.KeyRoutes;
+import dev.loam.http.internal.routes.NamespaceKeyRoutes;
 import dev.loam.http.internal.routes.NamespaceRoutes;
 import dev.loam.http.internal.routes.OpsRoutes;
 import dev.loam.http.internal.routes.RecordRoutes;
@@ -79,6 +80,7 @@ public final class Api {
     routes.addAll(new OpsRoutes(ctx).routes());
     routes.addAll(new ClusterRoutes(ctx).routes());
     routes.addAll(new NamespaceRoutes(ctx).routes());
+    routes.addAll(new NamespaceKeyRoutes(ctx).routes());
     routes.addAll(new StreamRoutes(ctx).routes());
     routes.addAll(new RecordRoutes(ctx).routes());
     routes.addAll(new EventRoutes(ctx).routes());

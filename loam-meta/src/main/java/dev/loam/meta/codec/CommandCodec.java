@@ -308,6 +308,10 @@ public final class CommandCodec {
       w.u8(EventLedgerCodec.tag(command));
       writeOrigin(w, command.origin());
       EventLedgerCodec.writeBody(w, command);
+    } else if (NamespaceKeyCodec.isKeyCommand(command)) {
+      w.u8(NamespaceKeyCodec.tag(command));
+      writeOrigin(w, command.origin());
+      NamespaceKeyCodec.writeBody(w, command);
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -579,6 +583,9 @@ public final class CommandCodec {
               EventLedgerCodec.TAG_RELEASE_EVENTS,
               EventLedgerCodec.TAG_PRUNE_EVENTS ->
               EventLedgerCodec.readBody(r, tag, readOrigin(r));
+          case NamespaceKeyCodec.TAG_ADD_NAMESPACE_KEY,
+              NamespaceKeyCodec.TAG_DESTROY_NAMESPACE_KEYS ->
+              NamespaceKeyCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

@@ -211,5 +211,11 @@ public sealed interface Outcome {
   /**
    * RevokeApiKey succeeded: the key after it; {@code changed} false when it was already revoked.
    */
+  /**
+   * AddNamespaceKey or DestroyNamespaceKeys was applied: the namespace's keys after it, and whether
+   * it changed anything (false for a retry).
+   */
+  record NamespaceKeysChanged(NamespaceKeys keys, boolean changed) implements Outcome {}
+
   record ApiKeyRevoked(ApiKeyInfo key, boolean changed) implements Outcome {}
 }

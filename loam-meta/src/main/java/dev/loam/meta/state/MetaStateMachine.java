@@ -6,6 +6,7 @@ import dev.loam.error.CorruptionException;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AddNamespaceKey;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
@@ -25,6 +26,7 @@ import dev.loam.meta.command.DeleteNamespace;
 import dev.loam.meta.command.DeleteObjects;
 import dev.loam.meta.command.DeleteStream;
 import dev.loam.meta.command.DeregisterNode;
+import dev.loam.meta.command.DestroyNamespaceKeys;
 import dev.loam.meta.command.ExpireNode;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.InitCluster;
@@ -78,9 +80,10 @@ public final class MetaStateMachine {
    * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists;
    * version 8 (version 7, its keys possibly none, plus the consumer groups) while a group has a
    * record; version 9 (version 8, its groups possibly none, plus the CloudEvents dedupe ledger)
-   * while the ledger has an entry. Restore reads all nine (metastore-snapshot.md).
+   * while the ledger has an entry; version 10 (version 9, its ledger possibly empty, plus the
+   * namespaces' keys) once a namespace has a key. Restore reads all ten (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 9;
+  public static final int SNAPSHOT_VERSION = 10;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -101,6 +104,7 @@ public final class MetaStateMachine {
   private final ApiKeyTable apiKeys = new ApiKeyTable();
   private final GroupTable groups = new GroupTable(catalog);
   private final EventLedgerTable events = new EventLedgerTable(catalog);
+  private final NamespaceKeyTable namespaceKeys = new NamespaceKeyTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -173,6 +177,7 @@ public final class MetaStateMachine {
       Outcome o = catalog.deleteNamespace(c);
       if (o instanceof Outcome.Deleted) {
         groups.dropNamespace(c.name());
+        namespaceKeys.dropNamespace(c.name());
       }
       return o;
     } else if (command instanceof CreateStream c) {
@@ -238,6 +243,10 @@ public final class MetaStateMachine {
       return events.release(c);
     } else if (command instanceof PruneEvents c) {
       return events.prune(c, now);
+    } else if (command instanceof AddNamespaceKey c) {
+      return namespaceKeys.add(c);
+    } else if (command instanceof DestroyNamespaceKeys c) {
+      return namespaceKeys.destroy(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -317,6 +326,10 @@ public final class MetaStateMachine {
 
   EventLedgerTable events() {
     return events;
+  }
+
+  NamespaceKeyTable namespaceKeys() {
+    return namespaceKeys;
   }
 
   /** Sets the header fields of a state being restored (before any command is applied). */

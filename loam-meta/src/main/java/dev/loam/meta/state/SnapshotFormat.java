@@ -17,7 +17,8 @@ import java.util.zip.CRC32C;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
  * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
- * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger.
+ * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger; 10 adds the
+ * namespaces' keys.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -31,7 +32,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.events().isDefault()) {
+    if (m.namespaceKeys().any()) {
+      return 10;
+    } else if (!m.events().isDefault()) {
       return 9;
     } else if (!m.groups().isDefault()) {
       return 8;
@@ -85,6 +88,9 @@ final class SnapshotFormat {
     }
     if (version >= 9) {
       m.events().write(w);
+    }
+    if (version >= 10) {
+      m.namespaceKeys().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -155,7 +161,10 @@ final class SnapshotFormat {
       m.groups().read(r, version);
     }
     if (version >= 9) {
-      m.events().read(r);
+      m.events().read(r, version);
+    }
+    if (version >= 10) {
+      m.namespaceKeys().read(r, version);
     }
     r.expectEnd();
     return m;

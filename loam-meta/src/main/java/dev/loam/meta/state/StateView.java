@@ -66,6 +66,16 @@ final class StateView implements MetaReader {
   }
 
   @Override
+  public boolean anyNamespaceKeys() {
+    return machine.namespaceKeys().any();
+  }
+
+  @Override
+  public Optional<dev.loam.meta.command.NamespaceKeys> namespaceKeys(String namespace) {
+    return Optional.ofNullable(machine.namespaceKeys().get(namespace));
+  }
+
+  @Override
   public long appliedIndex() {
     return machine.appliedIndex();
   }

@@ -103,6 +103,8 @@ import java.util.stream.Stream;
  *       whose fixtures are in {@link MetaGoldenFixturesApiKeys}.
  *   <li>The consumer groups' files (command tags 28 to 30, outcome tag 21, snapshot version 8),
  *       whose fixtures are in {@link MetaGoldenFixturesGroups}.
+ *   <li>The namespace keys' files (command tags 38 and 39, outcome tag 27, snapshot version 10),
+ *       whose fixtures are in {@link MetaGoldenFixturesNamespaceKeys}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -212,6 +214,22 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesEvents.SNAPSHOT_V9,
         state(MetaGoldenFixturesEvents.snapshotV9Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesNamespaceKeys.COMMANDS_V1_NAMESPACE_KEYS,
+        frame(
+            MetaGoldenFixturesNamespaceKeys.commandsNamespaceKeys().stream()
+                .map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesNamespaceKeys.OUTCOMES_V1_NAMESPACE_KEYS,
+        frame(
+            MetaGoldenFixturesNamespaceKeys.outcomesNamespaceKeys().stream()
+                .map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesNamespaceKeys.SNAPSHOT_V10,
+        state(MetaGoldenFixturesNamespaceKeys.snapshotV10Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

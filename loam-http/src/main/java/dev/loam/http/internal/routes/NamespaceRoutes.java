@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
-/** Namespaces: create, list, get (its stream names) and delete. */
+/** Namespaces: create (plain or encrypted), list, get (its stream names) and delete. */
 public final class NamespaceRoutes {
   private final ApiContext ctx;
 
@@ -37,20 +37,41 @@ public final class NamespaceRoutes {
 
   private CompletableFuture<HttpReply> create(Request r) {
     ObjectNode b = r.body();
-    Json.onlyFields(b, "", Set.of("name"));
+    Json.onlyFields(b, "", Set.of("name", "encrypted"));
     String name = Json.optString(b, "name", "");
     if (name == null) {
       throw ApiException.invalid("missing field name");
     }
-    return ctx.log()
-        .createNamespace(name)
-        .thenApply(
-            v -> {
-              ObjectNode o = Json.MAPPER.createObjectNode();
-              o.put("name", name);
-              return HttpReply.json(HttpResponseStatus.CREATED, Json.bytes(o))
-                  .withHeaders(Map.of("Location", Locations.of(name)));
-            });
+    boolean encrypted = false;
+    if (b.has("encrypted")) {
+      if (!b.get("encrypted").isBoolean()) {
+        throw ApiException.invalid("field encrypted must be true or false field=encrypted");
+      }
+      encrypted = b.get("encrypted").booleanValue();
+    }
+    CompletableFuture<ObjectNode> created =
+        encrypted
+            ? ctx.log()
+                .createEncryptedNamespace(name)
+                .thenApply(
+                    k -> {
+                      ObjectNode o = Json.MAPPER.createObjectNode();
+                      o.put("name", name);
+                      o.set("keys", NamespaceKeyRoutes.json(k));
+                      return o;
+                    })
+            : ctx.log()
+                .createNamespace(name)
+                .thenApply(
+                    v -> {
+                      ObjectNode o = Json.MAPPER.createObjectNode();
+                      o.put("name", name);
+                      return o;
+                    });
+    return created.thenApply(
+        o ->
+            HttpReply.json(HttpResponseStatus.CREATED, Json.bytes(o))
+                .withHeaders(Map.of("Location", Locations.of(name))));
   }
 
   /** Every namespace; to a namespace-scoped key, its own alone (if it exists). */
