@@ -183,6 +183,52 @@ public interface Log {
    */
   CompletableFuture<ProducerIdentity> allocateProducerId();
 
+  // ---------------------------------------------------------------- fenced appends (§8.1)
+
+  /**
+   * Takes or renews the writer lease of {@code source} on one partition (docs/design/changelog.md):
+   * with no lease, or an expired one, {@code holder} gets a new epoch (the previous + 1, starting
+   * at 1); a live lease of the same holder is renewed at the same epoch (a heartbeat, and what
+   * makes a retry safe); a live lease of another holder is CONFLICT naming it and its expiry.
+   * Expiry is by the metastore clock. The answer's {@link WriterLease#sourceUpto()} says where the
+   * writer resumes; it survives every change of holder.
+   *
+   * <p>INVALID: a source that is not 1..249 of {@code [A-Za-z0-9._-]}, an empty or over-long
+   * holder, a lease outside 1 ms..1 h. NOT_FOUND: no such namespace, stream or partition.
+   */
+  CompletableFuture<WriterLease> acquireWriterLease(
+      String namespace, String stream, int partition, String source, String holder, Duration lease);
+
+  /**
+   * The writer lease of {@code source} on one partition as this node's metastore replica knows it;
+   * empty if the source never took one. NOT_FOUND for an unknown stream.
+   */
+  CompletableFuture<Optional<WriterLease>> writerLease(
+      String namespace, String stream, int partition, String source);
+
+  /**
+   * Appends {@code groups} to one partition exactly once per source position
+   * (docs/design/changelog.md "The append"). Each group is stored as one batch and checked on its
+   * own, in order: a group whose range ends at or below the source's {@code sourceUpto} is already
+   * there and is skipped ({@link FencedAppendResult.Status#ALREADY_APPENDED}); one starting at
+   * {@code sourceUpto + 1} is appended; so a retry, whole or overlapping, appends only what lies
+   * beyond what is there, and a retry after {@link CommitUnknownException} never doubles.
+   *
+   * <p>FENCED: {@code leaseEpoch} is not the current epoch of a live lease (a stale writer; nothing
+   * is appended). CONFLICT: a group starts beyond {@code sourceUpto + 1} (a gap), or starts inside
+   * what is there and ends beyond it (cut differently than the append that is there); the message
+   * says how many groups before it were answered. INVALID: a bad source or epoch, no group or more
+   * than 10 000, groups that are not contiguous and increasing, a group without records, a
+   * partition out of range, too many bytes. A successful append renews the lease.
+   */
+  CompletableFuture<FencedAppendResult> appendFenced(
+      String namespace,
+      String stream,
+      int partition,
+      String source,
+      long leaseEpoch,
+      List<SourceGroup> groups);
+
   // ---------------------------------------------------------------- named consumers (§7)
 
   /**

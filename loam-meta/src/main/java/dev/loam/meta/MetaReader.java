@@ -10,6 +10,7 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.RetiredObject;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
+import dev.loam.meta.command.WriterLease;
 import java.util.List;
 import java.util.Optional;
 
@@ -121,4 +122,13 @@ public interface MetaReader {
 
   /** The records of every consumer group of a namespace, sorted by group id. */
   List<GroupInfo> groups(String namespace);
+
+  /**
+   * The writer lease of {@code source} on one partition with its source position, if the source
+   * ever took one (docs/design/changelog.md).
+   */
+  Optional<WriterLease> writerLease(long streamId, int partition, String source);
+
+  /** Every writer lease on one partition, sorted by source. */
+  List<WriterLease> writerLeases(long streamId, int partition);
 }

@@ -424,7 +424,8 @@ public final class WalWriter {
                   p.maxTimestamp(),
                   p.producerId(),
                   p.producerEpoch(),
-                  p.baseSequence()));
+                  p.baseSequence(),
+                  p.fence()));
         }
         chunks[c] = new ChunkCommit(e.streamId(), e.partition(), batches);
       }

@@ -39,7 +39,8 @@ public sealed interface Command
         ClaimEvents,
         CompleteEvents,
         ReleaseEvents,
-        PruneEvents {
+        PruneEvents,
+        AcquireWriterLease {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -212,6 +212,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesEvents.SNAPSHOT_V9,
         state(MetaGoldenFixturesEvents.snapshotV9Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesWriters.COMMANDS_V1_WRITERS,
+        frame(MetaGoldenFixturesWriters.commandsWriters().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesWriters.OUTCOMES_V1_WRITERS,
+        frame(MetaGoldenFixturesWriters.outcomesWriters().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesWriters.SNAPSHOT_V11,
+        state(MetaGoldenFixturesWriters.snapshotV11Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
