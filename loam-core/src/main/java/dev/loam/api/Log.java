@@ -229,6 +229,21 @@ public interface Log {
       long leaseEpoch,
       List<SourceGroup> groups);
 
+  /**
+   * Creates stream {@code name} as the changelog of the compacted stream {@code sourceStream} of
+   * the same namespace (stream-engine.txt §8.1, docs/design/changelog.md): one change record per
+   * row-level change of the source ({@code +I}/{@code -U}/{@code +U}/{@code -D} in full mode,
+   * {@code +U}/{@code -D} in upsert mode, the kind in header {@code loam.row_kind}), partitioned
+   * like it and in its commit order per key, written exactly once by a worker on the source's
+   * owner. The changelog has the source's partition count and durability class and the delete
+   * policy. Idempotent: calling it again completes or confirms the link.
+   *
+   * <p>INVALID: a source that is not compacted, no mode. NOT_FOUND: no such namespace or source.
+   * CONFLICT: a stream of that name exists with another shape.
+   */
+  CompletableFuture<StreamDescription> createChangelog(
+      String namespace, String name, String sourceStream, ChangelogMode mode);
+
   // ---------------------------------------------------------------- named consumers (§7)
 
   /**

@@ -15,6 +15,7 @@ import dev.loam.spi.store.ObjectExistsException;
 import dev.loam.spi.store.ObjectInfo;
 import dev.loam.spi.store.ObjectStore;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -81,12 +82,14 @@ public final class ChangelogWorker {
 
   /** The writer-lease source name that links a changelog to its source stream. */
   public static String sourceName(ChangelogMode mode, long sourceStreamId) {
-    return "changelog." + mode.wireName() + "." + sourceStreamId;
+    return dev.loam.core.ChangelogLinks.sourceName(mode, sourceStreamId);
   }
 
   private final Log logApi;
   private final FencedAppend appender;
   private final ObjectStore store;
+  private final String checkpointPrefix;
+  private final InstantSource clock;
   private final Link link;
   private final String holder;
   private final Settings settings;
@@ -95,25 +98,44 @@ public final class ChangelogWorker {
   private long sourceUpto = -1;
   private long epoch;
   private long checkpointedAt = -1;
+  // When the lease was last taken or renewed (node clock), Long.MIN_VALUE: renew at the next poll.
+  private long renewedAtMillis = Long.MIN_VALUE;
 
+  /**
+   * A worker of {@code link} for {@code holder}.
+   *
+   * @param checkpointRoot the key prefix of checkpoints, {@code changelog/<cluster id>/}; the
+   *     worker writes under {@code <root><X's id>/<partition>/}
+   */
   public ChangelogWorker(
       Log logApi,
       FencedAppend appender,
       ObjectStore store,
+      String checkpointRoot,
+      InstantSource clock,
       Link link,
       String holder,
       Settings settings) {
     this.logApi = logApi;
     this.appender = appender;
     this.store = store;
+    this.checkpointPrefix = checkpointRoot + link.targetStreamId() + "/" + link.partition() + "/";
+    this.clock = clock;
     this.link = link;
     this.holder = holder;
     this.settings = settings;
   }
 
   /** A worker appending through {@code log} itself. */
-  public ChangelogWorker(Log log, ObjectStore store, Link link, String holder, Settings settings) {
-    this(log, log::appendFenced, store, link, holder, settings);
+  public ChangelogWorker(
+      Log log,
+      ObjectStore store,
+      String checkpointRoot,
+      InstantSource clock,
+      Link link,
+      String holder,
+      Settings settings) {
+    this(log, log::appendFenced, store, checkpointRoot, clock, link, holder, settings);
   }
 
   /** The link this worker serves. */
@@ -126,24 +148,43 @@ public final class ChangelogWorker {
     return sourceUpto;
   }
 
-  /** One pass; fails with what failed (the next poll starts over from the lease). */
+  /**
+   * One pass; fails with what failed, and the next poll then starts over from the lease. The lease
+   * is renewed when a third of it has passed (an append renews it too), so an idle worker costs one
+   * local read per poll, not a metastore proposal.
+   */
   public CompletableFuture<Pass> poll() {
-    return logApi
-        .acquireWriterLease(
-            link.namespace(),
-            link.targetStream(),
-            link.partition(),
-            link.leaseSource(),
-            holder,
-            settings.lease())
-        .thenCompose(
-            (WriterLease l) -> {
-              epoch = l.epoch();
-              sourceUpto = l.resumeFrom() - 1;
-              return ensureState(sourceUpto);
-            })
+    long now = clock.millis();
+    CompletableFuture<Void> leased;
+    if (state != null && now - renewedAtMillis < settings.lease().toMillis() / 3) {
+      leased = CompletableFuture.completedFuture(null);
+    } else {
+      leased =
+          logApi
+              .acquireWriterLease(
+                  link.namespace(),
+                  link.targetStream(),
+                  link.partition(),
+                  link.leaseSource(),
+                  holder,
+                  settings.lease())
+              .thenCompose(
+                  (WriterLease l) -> {
+                    renewedAtMillis = now;
+                    epoch = l.epoch();
+                    sourceUpto = l.resumeFrom() - 1;
+                    return ensureState(sourceUpto);
+                  });
+    }
+    return leased
         .thenCompose(v -> process())
-        .thenCompose(p -> maybeCheckpoint().thenApply(v -> p));
+        .thenCompose(p -> maybeCheckpoint().thenApply(v -> p))
+        .whenComplete(
+            (p, e) -> {
+              if (e != null) {
+                renewedAtMillis = Long.MIN_VALUE; // what the log holds is re-read from the lease
+              }
+            });
   }
 
   // ---- the state
@@ -280,9 +321,9 @@ public final class ChangelogWorker {
             });
   }
 
-  /** {@code changelog/<X's id>/<partition>/}. */
+  /** {@code <root><X's id>/<partition>/}: where this worker's checkpoints live. */
   String prefix() {
-    return "changelog/" + link.targetStreamId() + "/" + link.partition() + "/";
+    return checkpointPrefix;
   }
 
   private long coveredOf(String key) {
@@ -429,6 +470,7 @@ public final class ChangelogWorker {
         .thenApply(
             res -> {
               sourceUpto = res.sourceUpto();
+              renewedAtMillis = Math.max(renewedAtMillis, clock.millis() - 1);
               applyAll(done);
               int appended =
                   (int)

@@ -90,6 +90,7 @@ public final class LogService implements Log {
   private final PartitionWatch watch;
   private final Appender appender;
   private final FencedWriterService fencedWriters;
+  private final ChangelogAdmin changelogs;
   private final Fetcher fetcher;
   private final OwnershipAgent ownership;
   private final ApiKeys apiKeys;
@@ -117,6 +118,7 @@ public final class LogService implements Log {
     this.watch = watch;
     this.appender = new Appender(ctx, writers, maxAppendBytes);
     this.fencedWriters = new FencedWriterService(ctx, writers, maxAppendBytes);
+    this.changelogs = new ChangelogAdmin(ctx, this);
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
     this.groups = new GroupService(ctx, ownership);
     this.events = new EventLedgerService(ctx);
@@ -588,6 +590,12 @@ public final class LogService implements Log {
       long leaseEpoch,
       List<dev.loam.api.SourceGroup> groups) {
     return fencedWriters.append(namespace, stream, partition, source, leaseEpoch, groups);
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> createChangelog(
+      String namespace, String name, String sourceStream, dev.loam.api.ChangelogMode mode) {
+    return changelogs.create(namespace, name, sourceStream, mode);
   }
 
   // ---------------------------------------------------------------- named consumers (§7)
