@@ -118,4 +118,39 @@ class FencedAppendIT {
     HttpResponse<String> noHolder = h.post(W + "/lease", "{}");
     assertThat(noHolder.statusCode()).isEqualTo(400);
   }
+
+  @Test
+  void aChangelogOfACompactedStreamFillsWithRowKinds() {
+    HttpResponse<String> src =
+        h.post(
+            "/v1/namespaces/ns/streams",
+            "{\"name\":\"rows\",\"partitions\":1,\"cleanup_policy\":\"compact\"}");
+    assertThat(src.statusCode()).as(src.body()).isEqualTo(201);
+    HttpResponse<String> bad =
+        h.post("/v1/namespaces/ns/streams/out/changelogs", "{\"name\":\"c1\",\"mode\":\"full\"}");
+    assertThat(bad.statusCode()).as(bad.body()).isEqualTo(400);
+    assertThat(bad.body()).contains("compacted");
+    HttpResponse<String> c =
+        h.post(
+            "/v1/namespaces/ns/streams/rows/changelogs",
+            "{\"name\":\"rows-cl\",\"mode\":\"full\"}");
+    assertThat(c.statusCode()).as(c.body()).isEqualTo(201);
+    h.post(
+        "/v1/namespaces/ns/streams/rows/records",
+        "{\"records\":[{\"key\":\"a\",\"value\":\"1\"},{\"key\":\"a\",\"value\":\"2\"}]}");
+    JsonNode got = null;
+    for (int i = 0; i < 50; i++) {
+      got =
+          json(
+              h.get(
+                  "/v1/namespaces/ns/streams/rows-cl/partitions/0/records?offset=0&max_wait_ms=200"));
+      if (got.path("records").size() >= 3) {
+        break;
+      }
+    }
+    assertThat(got.path("records")).as(got.toString()).hasSize(3);
+    assertThat(got.toString()).contains("loam.row_kind", "loam.source_offset");
+    assertThat(got.path("records").get(1).path("value").asText()).isEqualTo("1");
+    assertThat(got.path("records").get(2).path("value").asText()).isEqualTo("2");
+  }
 }

@@ -68,7 +68,8 @@ final class Access {
           // A writer lease and its position are the producing side's state.
           Map.entry("writer_get", Need.PRODUCE),
           Map.entry("writer_lease", Need.PRODUCE),
-          Map.entry("writer_append", Need.PRODUCE));
+          Map.entry("writer_append", Need.PRODUCE),
+          Map.entry("changelog_create", Need.ADMIN));
 
   private Access() {}
 

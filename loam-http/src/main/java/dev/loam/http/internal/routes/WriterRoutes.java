@@ -6,6 +6,7 @@ import static io.netty.handler.codec.http.HttpMethod.POST;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.loam.api.ChangelogMode;
 import dev.loam.api.FencedAppendResult;
 import dev.loam.api.SourceGroup;
 import dev.loam.api.WriterLease;
@@ -56,7 +57,42 @@ public final class WriterRoutes {
     return List.of(
         Route.of(GET, WRITER, "writer_get", this::get),
         Route.of(POST, WRITER + "/lease", "writer_lease", this::lease).write(),
-        Route.of(POST, WRITER + "/records", "writer_append", this::append).write());
+        Route.of(POST, WRITER + "/records", "writer_append", this::append).write(),
+        Route.of(
+            POST,
+            "/v1/namespaces/{ns}/streams/{s}/changelogs",
+            "changelog_create",
+            this::changelog));
+  }
+
+  private static final Set<String> CHANGELOG_FIELDS = Set.of("name", "mode");
+
+  /** Creates a changelog of the compacted stream {@code s} (docs/design/changelog.md). */
+  private CompletableFuture<HttpReply> changelog(Request r) {
+    ObjectNode b = r.body();
+    Json.onlyFields(b, "", CHANGELOG_FIELDS);
+    String name = Json.optString(b, "name", "");
+    if (name == null) {
+      throw ApiException.invalid("missing field name (the changelog stream's name)");
+    }
+    String mode = Json.optString(b, "mode", "");
+    ChangelogMode m;
+    if ("full".equals(mode)) {
+      m = ChangelogMode.FULL;
+    } else if ("upsert".equals(mode)) {
+      m = ChangelogMode.UPSERT;
+    } else {
+      throw ApiException.invalid("mode must be \"full\" or \"upsert\", got mode=" + mode);
+    }
+    String ns = r.var("ns");
+    return ctx.log()
+        .createChangelog(ns, name, r.var("s"), m)
+        .thenApply(
+            d ->
+                HttpReply.json(
+                        HttpResponseStatus.CREATED,
+                        Json.bytes(dev.loam.http.internal.JsonViews.describe(d)))
+                    .withHeaders(java.util.Map.of("Location", Locations.of(ns, name))));
   }
 
   private CompletableFuture<HttpReply> get(Request r) {
