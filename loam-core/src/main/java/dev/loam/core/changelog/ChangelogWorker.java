@@ -156,7 +156,10 @@ public final class ChangelogWorker {
   public CompletableFuture<Pass> poll() {
     long now = clock.millis();
     CompletableFuture<Void> leased;
-    if (state != null && now - renewedAtMillis < settings.lease().toMillis() / 3) {
+    boolean fresh =
+        renewedAtMillis != Long.MIN_VALUE
+            && now - renewedAtMillis < settings.lease().toMillis() / 3;
+    if (state != null && fresh) {
       leased = CompletableFuture.completedFuture(null);
     } else {
       leased =
