@@ -183,6 +183,67 @@ public interface Log {
    */
   CompletableFuture<ProducerIdentity> allocateProducerId();
 
+  // ---------------------------------------------------------------- fenced appends (§8.1)
+
+  /**
+   * Takes or renews the writer lease of {@code source} on one partition (docs/design/changelog.md):
+   * with no lease, or an expired one, {@code holder} gets a new epoch (the previous + 1, starting
+   * at 1); a live lease of the same holder is renewed at the same epoch (a heartbeat, and what
+   * makes a retry safe); a live lease of another holder is CONFLICT naming it and its expiry.
+   * Expiry is by the metastore clock. The answer's {@link WriterLease#sourceUpto()} says where the
+   * writer resumes; it survives every change of holder.
+   *
+   * <p>INVALID: a source that is not 1..249 of {@code [A-Za-z0-9._-]}, an empty or over-long
+   * holder, a lease outside 1 ms..1 h. NOT_FOUND: no such namespace, stream or partition.
+   */
+  CompletableFuture<WriterLease> acquireWriterLease(
+      String namespace, String stream, int partition, String source, String holder, Duration lease);
+
+  /**
+   * The writer lease of {@code source} on one partition as this node's metastore replica knows it;
+   * empty if the source never took one. NOT_FOUND for an unknown stream.
+   */
+  CompletableFuture<Optional<WriterLease>> writerLease(
+      String namespace, String stream, int partition, String source);
+
+  /**
+   * Appends {@code groups} to one partition exactly once per source position
+   * (docs/design/changelog.md "The append"). Each group is stored as one batch and checked on its
+   * own, in order: a group whose range ends at or below the source's {@code sourceUpto} is already
+   * there and is skipped ({@link FencedAppendResult.Status#ALREADY_APPENDED}); one starting at
+   * {@code sourceUpto + 1} is appended; so a retry, whole or overlapping, appends only what lies
+   * beyond what is there, and a retry after {@link CommitUnknownException} never doubles.
+   *
+   * <p>FENCED: {@code leaseEpoch} is not the current epoch of a live lease (a stale writer; nothing
+   * is appended). CONFLICT: a group starts beyond {@code sourceUpto + 1} (a gap), or starts inside
+   * what is there and ends beyond it (cut differently than the append that is there); the message
+   * says how many groups before it were answered. INVALID: a bad source or epoch, no group or more
+   * than 10 000, groups that are not contiguous and increasing, a group without records, a
+   * partition out of range, too many bytes. A successful append renews the lease.
+   */
+  CompletableFuture<FencedAppendResult> appendFenced(
+      String namespace,
+      String stream,
+      int partition,
+      String source,
+      long leaseEpoch,
+      List<SourceGroup> groups);
+
+  /**
+   * Creates stream {@code name} as the changelog of the compacted stream {@code sourceStream} of
+   * the same namespace (stream-engine.txt §8.1, docs/design/changelog.md): one change record per
+   * row-level change of the source ({@code +I}/{@code -U}/{@code +U}/{@code -D} in full mode,
+   * {@code +U}/{@code -D} in upsert mode, the kind in header {@code loam.row_kind}), partitioned
+   * like it and in its commit order per key, written exactly once by a worker on the source's
+   * owner. The changelog has the source's partition count and durability class and the delete
+   * policy. Idempotent: calling it again completes or confirms the link.
+   *
+   * <p>INVALID: a source that is not compacted, no mode. NOT_FOUND: no such namespace or source.
+   * CONFLICT: a stream of that name exists with another shape.
+   */
+  CompletableFuture<StreamDescription> createChangelog(
+      String namespace, String name, String sourceStream, ChangelogMode mode);
+
   // ---------------------------------------------------------------- named consumers (§7)
 
   /**

@@ -16,6 +16,9 @@ import java.util.List;
  *       by the segmenter from WAL-backed index entries (§5).
  *   <li>{@code seg/<cluster_id>/<stream_id>/<partition>/<first_offset>-<ulid>.cseg}: a compacted
  *       segment, made by the compactor of a compacted stream.
+ *   <li>{@code changelog/<cluster_id>/<stream_id>/<partition>/<offset>.ckpt}: a changelog worker's
+ *       state checkpoint (docs/design/changelog.md "The state checkpoint"), written with
+ *       create-if-absent, deleted by the worker once a newer one exists; not listed by GC.
  *   <li>{@code loam-cluster}: the store root's cluster marker ({@link ClusterMarker}).
  * </ul>
  *
@@ -51,6 +54,11 @@ public final class ObjectLayout {
   public static final String COMPACTED_SEGMENT_SUFFIX = ".cseg";
 
   private ObjectLayout() {}
+
+  /** {@code changelog/<cluster_id>/}: the root of this cluster's changelog checkpoints. */
+  public static String changelogRoot(String clusterId) {
+    return "changelog/" + clusterId + "/";
+  }
 
   /** {@code wal/<class>/}: the prefix of one durability class's WAL objects. */
   public static String walPrefix(DurabilityClass durabilityClass) {

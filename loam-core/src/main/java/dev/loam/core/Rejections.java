@@ -93,6 +93,31 @@ public final class Rejections {
           new LoamException(
               Kind.NOT_FOUND,
               "stream deleted before commit " + subject + " partition=" + partition);
+      case ALREADY_APPENDED -> null;
+      case WRITER_FENCED ->
+          new LoamException(
+              Kind.FENCED,
+              "the writer lease epoch is not current or the lease expired "
+                  + subject
+                  + " partition="
+                  + partition
+                  + producer);
+      case SOURCE_GAP ->
+          new LoamException(
+              Kind.CONFLICT,
+              "the fenced append does not start at sourceUpto + 1 (a gap) "
+                  + subject
+                  + " partition="
+                  + partition
+                  + producer);
+      case SOURCE_OVERLAP ->
+          new LoamException(
+              Kind.CONFLICT,
+              "the fenced append starts inside what is already appended and ends beyond it "
+                  + subject
+                  + " partition="
+                  + partition
+                  + producer);
     };
   }
 }

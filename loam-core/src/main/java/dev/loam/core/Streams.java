@@ -17,4 +17,31 @@ public final class Streams {
                 new LoamException(
                     Kind.NOT_FOUND, "stream not found stream=" + namespace + "/" + stream));
   }
+
+  /**
+   * Whether {@code name} is a valid source name of a fenced append: Kafka's topic-name rules,
+   * 1..249 of {@code [A-Za-z0-9._-]}, not {@code .} or {@code ..} (the metastore checks the same).
+   */
+  public static boolean validSourceName(String name) {
+    if (name == null || name.isEmpty() || name.length() > 249) {
+      return false;
+    }
+    if (name.equals(".") || name.equals("..")) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char ch = name.charAt(i);
+      boolean ok =
+          (ch >= 'a' && ch <= 'z')
+              || (ch >= 'A' && ch <= 'Z')
+              || (ch >= '0' && ch <= '9')
+              || ch == '.'
+              || ch == '_'
+              || ch == '-';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
 }

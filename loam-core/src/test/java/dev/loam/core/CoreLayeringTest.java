@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
  * every reference points to a lower floor. The public packages ({@code api}, {@code spi}, {@code
  * store}) and the thread/clock drivers ({@code core.runtime}) are the ground that everything may
  * use; above them the shared pieces of {@code dev.loam.core} and the namespace keys of {@code
- * crypto}, then {@code read}, {@code ownership} and {@code auth}, then {@code write} and {@code
- * maintain}, and on top {@code node}, the composition root. Rooms on one floor do not reference
+ * crypto}, then {@code read}, {@code ownership} and {@code auth}, then {@code write}, {@code
+ * maintain} and {@code changelog} (the changelog worker, which reads and appends through the public
+ * {@code Log}), and on top {@code node}, the composition root. Rooms on one floor do not reference
  * each other.
  *
  * <p>The one reference that runs back up is {@link #ALLOWED_BACK_REFERENCES}: {@code LoamNode}, the
@@ -44,6 +45,7 @@ class CoreLayeringTest {
           Map.entry("core.auth", 2),
           Map.entry("core.write", 3),
           Map.entry("core.maintain", 3),
+          Map.entry("core.changelog", 3),
           Map.entry("core.node", 4));
 
   /** {@code file -> room} references allowed to point up a floor. Only ever shrinks. */

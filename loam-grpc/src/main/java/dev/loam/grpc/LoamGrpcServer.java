@@ -10,6 +10,7 @@ import dev.loam.grpc.internal.CloudEventsServiceImpl;
 import dev.loam.grpc.internal.ClusterServiceImpl;
 import dev.loam.grpc.internal.ConsumerServiceImpl;
 import dev.loam.grpc.internal.StreamServiceImpl;
+import dev.loam.grpc.internal.WriterServiceImpl;
 import dev.loam.grpc.v1.AdminServiceGrpc;
 import dev.loam.grpc.v1.CloudEventsServiceGrpc;
 import dev.loam.grpc.v1.ClusterServiceGrpc;
@@ -97,6 +98,7 @@ public final class LoamGrpcServer implements AutoCloseable {
             new AdminServiceImpl(calls),
             new StreamServiceImpl(calls),
             new ConsumerServiceImpl(calls),
+            new WriterServiceImpl(calls),
             new ClusterServiceImpl(calls),
             new CloudEventsServiceImpl(calls, settings.cloudEventsDedupWindow()))) {
       b.addService(ServerInterceptors.intercept(s, Calls.authorizationInterceptor()));

@@ -40,6 +40,7 @@ class ProtoDocsAgreementTest {
     AdminProto.getDescriptor(),
     StreamProto.getDescriptor(),
     ConsumerProto.getDescriptor(),
+    dev.loam.grpc.v1.WriterProto.getDescriptor(),
     ClusterProto.getDescriptor(),
     RecordsProto.getDescriptor(),
     ErrorsProto.getDescriptor(),

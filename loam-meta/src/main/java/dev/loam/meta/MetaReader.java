@@ -10,6 +10,7 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.RetiredObject;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
+import dev.loam.meta.command.WriterLease;
 import java.util.List;
 import java.util.Optional;
 
@@ -130,4 +131,13 @@ public interface MetaReader {
 
   /** Whether any namespace has a key record: whether any WAL chunk of the cluster may be sealed. */
   boolean anyNamespaceKeys();
+
+  /**
+   * The writer lease of {@code source} on one partition with its source position, if the source
+   * ever took one (docs/design/changelog.md).
+   */
+  Optional<WriterLease> writerLease(long streamId, int partition, String source);
+
+  /** Every writer lease on one partition, sorted by source. */
+  List<WriterLease> writerLeases(long streamId, int partition);
 }

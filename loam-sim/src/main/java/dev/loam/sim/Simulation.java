@@ -12,6 +12,7 @@ import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.OwnerFenced;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.TrimPartition;
+import dev.loam.sim.actor.Changelogs;
 import dev.loam.sim.actor.Consumers;
 import dev.loam.sim.actor.Nemesis;
 import dev.loam.sim.actor.Producers;
@@ -150,6 +151,8 @@ public final class Simulation {
   private final Producers producers;
   private final Consumers consumers;
   private final Workload workload;
+  // The changelog stream of the seeds that draw one; null otherwise.
+  private final Changelogs changelogs;
   private final Nemesis nemesis;
   private final HostWorkload host;
   private final HostContext hostContext;
@@ -221,6 +224,7 @@ public final class Simulation {
         new Nemesis(
             ctx, cluster, store, meta, zones, streams, checker, faultRandom, config.nodes());
     this.hostContext = new HostContext(ctx, cluster, checker::violation);
+    this.changelogs = Changelogs.draw(ctx, cluster, Seeds.stream(seed, "changelog"));
   }
 
   /** Runs {@code seed} with {@link Config#defaults()}. */
@@ -285,6 +289,9 @@ public final class Simulation {
     long workloadEndNanos = clock.nanos() + config.workload().toNanos();
     availability.workloadStarted();
     workload.start(workloadEndNanos);
+    if (changelogs != null) {
+      changelogs.start(workloadEndNanos);
+    }
     consumers.start(workloadEndNanos);
     if (config.faults()) {
       nemesis.schedule(config.workload());
@@ -385,6 +392,9 @@ public final class Simulation {
               + retentionBytes
               + (express ? " express" : ""));
     }
+    if (changelogs != null) {
+      changelogs.setup(first.log(), this::await);
+    }
     producers.create(config.producers());
     consumers.create(workRandom.nextInt(3));
     hostContext.allowAwait(true);
@@ -449,6 +459,11 @@ public final class Simulation {
     if (reader == null) {
       checker.violation("no node can start for the read-back");
       return;
+    }
+    if (changelogs != null) {
+      // Time for the owner's worker to turn the last source records into changes.
+      scheduler.runFor(Duration.ofSeconds(30));
+      changelogs.check(reader.node().log(), this::await, checker);
     }
     FinalValidation validation =
         new FinalValidation(ctx, meta, store, zones, streams, history, checker, retentionModel);

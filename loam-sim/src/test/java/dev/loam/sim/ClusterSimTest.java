@@ -42,7 +42,9 @@ class ClusterSimTest {
    * declared dead while running (2); with the carried time capped, the stamps still pushed the
    * metastore clock ahead and retention trimmed acknowledged records early (40). Seed 163 (a 3
    * 000-seed sweep): a checker gap, a node whose clock ran ahead (its renewals refused) was
-   * declared dead just after its clock stepped back, and the judge no longer knew why.
+   * declared dead just after its clock stepped back, and the judge no longer knew why. Seed 583
+   * again, once it ran a changelog: a changelog worker whose pass failed stopped renewing its lease
+   * and fell behind for good.
    */
   @Example
   void seedsThatFoundBugs() {
@@ -52,6 +54,19 @@ class ClusterSimTest {
         }) {
       check(Simulation.run(seed));
     }
+  }
+
+  /**
+   * A changelog runs and is judged (docs/design/changelog.md): seed 583 draws one, through a node
+   * death, a revival and metastore faults, and its changes were checked against the source.
+   */
+  @Example
+  void someSeedsRunAChangelogAndJudgeIt() {
+    Simulation.Result r = Simulation.run(583);
+    check(r);
+    assertThat(r.faultSchedule()).anyMatch(l -> l.startsWith("changelog cl of cs"));
+    assertThat(r.counts().get("changelogsJudged")).as(r.report()).isEqualTo(1L);
+    assertThat(r.counts().get("changelogRecords.p0")).isGreaterThan(100L);
   }
 
   /**

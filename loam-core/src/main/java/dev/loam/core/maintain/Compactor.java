@@ -1,6 +1,7 @@
 package dev.loam.core.maintain;
 
 import dev.loam.api.CompactionSettings;
+import dev.loam.core.ChangelogLinks;
 import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.core.ownership.OwnedPartitions;
@@ -142,6 +143,13 @@ public final class Compactor {
             int n = 0;
             while (n < es.size() - 1 && !Segmenter.isWal(es.get(n))) {
               n++;
+            }
+            // Nothing a changelog of this stream still needs (its before-images, the records its
+            // state is rebuilt from) is compacted: only entries wholly below that offset
+            // (docs/design/changelog.md "Compaction and before-images").
+            long needed = ChangelogLinks.neededFrom(r, part.stream(), p);
+            while (n > 0 && es.get(n - 1).endOffset() > needed) {
+              n--;
             }
             int c = 0;
             while (c < n && isCompacted(es.get(c))) {

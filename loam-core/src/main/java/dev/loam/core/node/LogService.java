@@ -90,6 +90,8 @@ public final class LogService implements Log {
   private final ReadPath readPath;
   private final PartitionWatch watch;
   private final Appender appender;
+  private final FencedWriterService fencedWriters;
+  private final ChangelogAdmin changelogs;
   private final Fetcher fetcher;
   private final OwnershipAgent ownership;
   private final ApiKeys apiKeys;
@@ -119,6 +121,8 @@ public final class LogService implements Log {
     this.readPath = readPath;
     this.watch = watch;
     this.appender = new Appender(ctx, writers, maxAppendBytes, encryption);
+    this.fencedWriters = new FencedWriterService(ctx, writers, maxAppendBytes, encryption);
+    this.changelogs = new ChangelogAdmin(ctx, this);
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
     this.groups = new GroupService(ctx, ownership);
     this.events = new EventLedgerService(ctx);
@@ -570,6 +574,42 @@ public final class LogService implements Log {
             o ->
                 new ProducerIdentity(
                     ((Outcome.ProducerIdsAllocated) o).firstProducerId(), (short) 0, 0));
+  }
+
+  // ---------------------------------------------------------------- fenced appends (§8.1)
+
+  @Override
+  public CompletableFuture<dev.loam.api.WriterLease> acquireWriterLease(
+      String namespace,
+      String stream,
+      int partition,
+      String source,
+      String holder,
+      Duration lease) {
+    return fencedWriters.acquire(namespace, stream, partition, source, holder, lease);
+  }
+
+  @Override
+  public CompletableFuture<Optional<dev.loam.api.WriterLease>> writerLease(
+      String namespace, String stream, int partition, String source) {
+    return fencedWriters.lease(namespace, stream, partition, source);
+  }
+
+  @Override
+  public CompletableFuture<dev.loam.api.FencedAppendResult> appendFenced(
+      String namespace,
+      String stream,
+      int partition,
+      String source,
+      long leaseEpoch,
+      List<dev.loam.api.SourceGroup> groups) {
+    return fencedWriters.append(namespace, stream, partition, source, leaseEpoch, groups);
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> createChangelog(
+      String namespace, String name, String sourceStream, dev.loam.api.ChangelogMode mode) {
+    return changelogs.create(namespace, name, sourceStream, mode);
   }
 
   // ---------------------------------------------------------------- named consumers (§7)

@@ -8,6 +8,8 @@ import dev.loam.api.OwnershipSettings;
 import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
 import dev.loam.core.auth.ApiKeys;
+import dev.loam.core.changelog.ChangelogAgent;
+import dev.loam.core.changelog.ChangelogWorker;
 import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.crypto.NamespaceKeyRing;
 import dev.loam.core.maintain.Compactor;
@@ -76,6 +78,12 @@ public final class NodeRuntime {
   private final Maintenance maintenance;
   private final OwnershipAgent ownership;
   private final ScheduledFuture<?> maintenanceTask;
+  private final ChangelogAgent changelogAgent;
+  private final ScheduledFuture<?> changelogTask;
+
+  /** How often the changelog agent polls its workers. */
+  static final long CHANGELOG_INTERVAL_MILLIS = 20;
+
   private final ScheduledFuture<?> ownershipTask;
   private final List<StoreHealth> storeHealth;
   private final ScheduledExecutorService scheduler;
@@ -256,6 +264,19 @@ public final class NodeRuntime {
             },
             every,
             every,
+            TimeUnit.MILLISECONDS);
+    // The changelog workers of the compacted streams this node owns (docs/design/changelog.md),
+    // on their own short cadence: an idle pass is one local read per changelog partition.
+    this.changelogAgent = new ChangelogAgent(ctx, log, store, ChangelogWorker.Settings.defaults());
+    this.changelogTask =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              if (!stopped) {
+                changelogAgent.poll();
+              }
+            },
+            CHANGELOG_INTERVAL_MILLIS,
+            CHANGELOG_INTERVAL_MILLIS,
             TimeUnit.MILLISECONDS);
     long tick = ownershipSettings.tickInterval().toMillis();
     this.ownershipTask =
@@ -655,6 +676,7 @@ public final class NodeRuntime {
   public void stop() {
     stopped = true;
     maintenanceTask.cancel(false);
+    changelogTask.cancel(false);
     ownershipTask.cancel(false);
     writers.values().forEach(WalWriter::abandon);
     watch.close();

@@ -21,13 +21,11 @@ import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.RecordBatchEncoder;
 import dev.loam.wal.batch.RecordData;
 import dev.loam.wal.batch.TimestampType;
-import dev.loam.wal.object.KeyEncryptionKey;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -72,52 +70,9 @@ public final class Appender {
     this.encryption = encryption;
   }
 
-  /**
-   * Submits {@code batches} sealed under the namespace's current key (plain when it has none),
-   * after {@code admission}. Getting the key is the only step that may wait on the KMS, and it
-   * waits for this namespace alone: a KMS that is slow or down fails these batches (UNAVAILABLE
-   * naming the namespace) before they reach the shared buffer, so other namespaces' appends never
-   * wait behind it.
-   */
   private CompletableFuture<List<BatchAck>> submitSealed(
       WalWriter writer, String namespace, List<PendingBatch> batches, Runnable admission) {
-    CompletableFuture<KeyEncryptionKey> key = encryption.sealingKey(namespace);
-    if (key.isDone()) {
-      // The common case (a plain namespace, or a key held in memory): no hop off this thread,
-      // and errors arrive unwrapped, as before encryption existed.
-      KeyEncryptionKey kek;
-      try {
-        kek = key.join();
-      } catch (CompletionException e) {
-        return CompletableFuture.failedFuture(e.getCause());
-      }
-      if (admission != null) {
-        try {
-          admission.run();
-        } catch (RuntimeException e) {
-          return CompletableFuture.failedFuture(e);
-        }
-      }
-      return writer.submit(sealed(batches, kek));
-    }
-    return key.thenCompose(
-        kek -> {
-          if (admission != null) {
-            admission.run();
-          }
-          return writer.submit(sealed(batches, kek));
-        });
-  }
-
-  private static List<PendingBatch> sealed(List<PendingBatch> batches, KeyEncryptionKey kek) {
-    if (kek == null) {
-      return batches;
-    }
-    List<PendingBatch> out = new ArrayList<>(batches.size());
-    for (PendingBatch b : batches) {
-      out.add(b.sealedWith(kek));
-    }
-    return out;
+    return SealedSubmit.submit(writer, encryption, namespace, batches, admission);
   }
 
   /**

@@ -106,7 +106,8 @@ record WalObjectPlan(WalObject object, ChunkCommit[] chunks, int[][] slotOf) {
                 p.maxTimestamp(),
                 p.producerId(),
                 p.producerEpoch(),
-                p.baseSequence()));
+                p.baseSequence(),
+                p.fence()));
       }
       chunks[c] = new ChunkCommit(e.streamId(), e.partition(), batches);
     }

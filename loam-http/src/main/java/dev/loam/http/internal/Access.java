@@ -68,7 +68,12 @@ final class Access {
           Map.entry("consumer_get_all", Need.CONSUME),
           Map.entry("consumer_get", Need.CONSUME),
           Map.entry("consumer_lease", Need.CONSUME),
-          Map.entry("consumer_commit", Need.CONSUME));
+          Map.entry("consumer_commit", Need.CONSUME),
+          // A writer lease and its position are the producing side's state.
+          Map.entry("writer_get", Need.PRODUCE),
+          Map.entry("writer_lease", Need.PRODUCE),
+          Map.entry("writer_append", Need.PRODUCE),
+          Map.entry("changelog_create", Need.ADMIN));
 
   private Access() {}
 

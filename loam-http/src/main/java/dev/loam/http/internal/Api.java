@@ -13,6 +13,7 @@ import dev.loam.http.internal.routes.NamespaceRoutes;
 import dev.loam.http.internal.routes.OpsRoutes;
 import dev.loam.http.internal.routes.RecordRoutes;
 import dev.loam.http.internal.routes.StreamRoutes;
+import dev.loam.http.internal.routes.WriterRoutes;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.net.InetAddress;
@@ -85,6 +86,7 @@ public final class Api {
     routes.addAll(new RecordRoutes(ctx).routes());
     routes.addAll(new EventRoutes(ctx).routes());
     routes.addAll(new ConsumerRoutes(ctx).routes());
+    routes.addAll(new WriterRoutes(ctx).routes());
     routes.addAll(new KeyRoutes(ctx).routes());
     this.router = new Router(routes, ConsumerRoutes.GROUPS, ctx);
   }

@@ -3,6 +3,7 @@ package dev.loam.meta.codec;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AcquireWriterLease;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
@@ -156,15 +157,18 @@ public final class CommandCodec {
       writeOrigin(w, c.origin());
       w.string(c.namespace()).string(c.name());
     } else if (command instanceof CommitWal c) {
-      w.u8(TAG_COMMIT_WAL);
+      // Without a fenced batch, tag 6 exactly as before fenced appends existed.
+      boolean fenced = c.fenced();
+      w.u8(fenced ? WriterLeaseCodec.TAG_COMMIT_WAL_FENCED : TAG_COMMIT_WAL);
       writeOrigin(w, c.origin());
-      writeCommitWalBody(w, c);
+      writeCommitWalBody(w, c, fenced);
     } else if (command instanceof CommitWalGroup c) {
-      w.u8(TAG_COMMIT_WAL_GROUP);
+      boolean fenced = c.members().stream().anyMatch(CommitWal::fenced);
+      w.u8(fenced ? WriterLeaseCodec.TAG_COMMIT_WAL_GROUP_FENCED : TAG_COMMIT_WAL_GROUP);
       writeOrigin(w, c.origin());
       w.i32(c.members().size());
       for (CommitWal m : c.members()) {
-        writeCommitWalBody(w, m);
+        writeCommitWalBody(w, m, fenced);
       }
     } else if (command instanceof SwapSegment c) {
       w.u8(TAG_SWAP_SEGMENT);
@@ -304,6 +308,10 @@ public final class CommandCodec {
       for (GroupPartition gp : c.partitions()) {
         w.i64(gp.streamId()).i32(gp.partition());
       }
+    } else if (command instanceof AcquireWriterLease c) {
+      w.u8(WriterLeaseCodec.TAG_ACQUIRE_WRITER_LEASE);
+      writeOrigin(w, c.origin());
+      WriterLeaseCodec.writeAcquire(w, c);
     } else if (EventLedgerCodec.isLedger(command)) {
       w.u8(EventLedgerCodec.tag(command));
       writeOrigin(w, command.origin());
@@ -462,8 +470,12 @@ public final class CommandCodec {
             String ns = r.string("deleteStream.namespace");
             yield new DeleteStream(o, ns, r.string("deleteStream.name"));
           }
-          case TAG_COMMIT_WAL -> readCommitWal(r);
-          case TAG_COMMIT_WAL_GROUP -> readCommitWalGroup(r);
+          case TAG_COMMIT_WAL -> readCommitWal(r, false);
+          case TAG_COMMIT_WAL_GROUP -> readCommitWalGroup(r, false);
+          case WriterLeaseCodec.TAG_COMMIT_WAL_FENCED -> readCommitWal(r, true);
+          case WriterLeaseCodec.TAG_COMMIT_WAL_GROUP_FENCED -> readCommitWalGroup(r, true);
+          case WriterLeaseCodec.TAG_ACQUIRE_WRITER_LEASE ->
+              WriterLeaseCodec.readAcquire(r, readOrigin(r));
           case TAG_SWAP_SEGMENT -> readSwapSegment(r);
           case TAG_TRIM_PARTITION -> readTrimPartition(r);
           case TAG_DELETE_OBJECTS -> readDeleteObjects(r);
@@ -636,8 +648,11 @@ public final class CommandCodec {
     throw r.corrupt(field, "unknown code=" + code);
   }
 
-  /** A CommitWal's fields after its origin (tag 6's body; also each member of tag 35). */
-  private static void writeCommitWalBody(BinaryWriter w, CommitWal c) {
+  /**
+   * A CommitWal's fields after its origin (tag 6's body; also each member of tag 35); {@code
+   * fenced}: each batch followed by its fence flag and fence (tags 42 and 43).
+   */
+  private static void writeCommitWalBody(BinaryWriter w, CommitWal c, boolean fenced) {
     w.string(c.objectKey()).i64(c.objectTimeMillis()).i64(c.objectSize());
     w.i32(c.chunks().size());
     for (ChunkCommit chunk : c.chunks()) {
@@ -650,25 +665,37 @@ public final class CommandCodec {
             .i64(b.producerId())
             .i16(b.producerEpoch())
             .i32(b.baseSequence());
+        if (fenced) {
+          WriterLeaseCodec.writeFence(w, b.fence());
+        }
       }
     }
   }
 
-  private static CommitWalGroup readCommitWalGroup(BinaryReader r) {
+  private static CommitWalGroup readCommitWalGroup(BinaryReader r, boolean fenced) {
     Origin o = readOrigin(r);
     int n = r.count("commitWalGroup.members.count", MIN_COMMIT_WAL_BODY_BYTES);
     List<CommitWal> members = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      members.add(readCommitWalBody(r, o));
+      members.add(readCommitWalBody(r, o, fenced));
     }
-    return new CommitWalGroup(o, members);
+    CommitWalGroup g = new CommitWalGroup(o, members);
+    if (fenced && members.stream().noneMatch(CommitWal::fenced)) {
+      // One encoding per command: a group without a fence is tag 35.
+      throw r.corrupt("commitWalGroup", "tag 43 without a fenced batch");
+    }
+    return g;
   }
 
-  private static CommitWal readCommitWal(BinaryReader r) {
-    return readCommitWalBody(r, readOrigin(r));
+  private static CommitWal readCommitWal(BinaryReader r, boolean fenced) {
+    CommitWal c = readCommitWalBody(r, readOrigin(r), fenced);
+    if (fenced && !c.fenced()) {
+      throw r.corrupt("commitWal", "tag 42 without a fenced batch");
+    }
+    return c;
   }
 
-  private static CommitWal readCommitWalBody(BinaryReader r, Origin o) {
+  private static CommitWal readCommitWalBody(BinaryReader r, Origin o, boolean fenced) {
     String key = r.string("commitWal.objectKey");
     long time = r.i64("commitWal.objectTimeMillis");
     long size = r.i64("commitWal.objectSize");
@@ -688,7 +715,8 @@ public final class CommandCodec {
                 r.i64("commitWal.batch.maxTimestamp"),
                 r.i64("commitWal.batch.producerId"),
                 r.i16("commitWal.batch.producerEpoch"),
-                r.i32("commitWal.batch.baseSequence")));
+                r.i32("commitWal.batch.baseSequence"),
+                fenced ? WriterLeaseCodec.readFence(r) : null));
       }
       chunks.add(new ChunkCommit(streamId, partition, batches));
     }

@@ -118,6 +118,9 @@ public final class OutcomeCodec {
       w.u8(TAG_OBJECTS_DELETED).i32(o.removed());
     } else if (outcome instanceof Outcome.ProducerIdsAllocated o) {
       w.u8(TAG_PRODUCER_IDS_ALLOCATED).i64(o.firstProducerId()).i32(o.count());
+    } else if (outcome instanceof Outcome.WriterLeaseGranted o) {
+      w.u8(WriterLeaseCodec.TAG_WRITER_LEASE_GRANTED);
+      WriterLeaseCodec.writeLease(w, o.lease());
     } else if (outcome instanceof Outcome.ConsumerLeaseGranted o) {
       w.u8(TAG_CONSUMER_LEASE_GRANTED);
       CommandCodec.writeLease(w, o.lease());
@@ -201,6 +204,9 @@ public final class OutcomeCodec {
               new Outcome.ProducerIdsAllocated(
                   r.i64("producerIdsAllocated.firstProducerId"),
                   r.i32("producerIdsAllocated.count"));
+          case WriterLeaseCodec.TAG_WRITER_LEASE_GRANTED ->
+              new Outcome.WriterLeaseGranted(
+                  WriterLeaseCodec.readLease(r, "writerLeaseGranted.lease"));
           case TAG_CONSUMER_LEASE_GRANTED ->
               new Outcome.ConsumerLeaseGranted(CommandCodec.readLease(r, "leaseGranted.lease"));
           case TAG_CONSUMER_OFFSET_COMMITTED ->
@@ -405,6 +411,10 @@ public final class OutcomeCodec {
       case OUT_OF_ORDER_SEQUENCE -> 3;
       case PRODUCER_FENCED -> 4;
       case UNKNOWN_PARTITION -> 5;
+      case ALREADY_APPENDED -> 6;
+      case WRITER_FENCED -> 7;
+      case SOURCE_GAP -> 8;
+      case SOURCE_OVERLAP -> 9;
     };
   }
 

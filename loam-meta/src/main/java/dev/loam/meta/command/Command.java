@@ -41,7 +41,8 @@ public sealed interface Command
         ReleaseEvents,
         PruneEvents,
         AddNamespaceKey,
-        DestroyNamespaceKeys {
+        DestroyNamespaceKeys,
+        AcquireWriterLease {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -33,8 +33,9 @@ public record CommitWal(
   }
 
   /**
-   * One Kafka RecordBatch v2 inside the object: where it lies, how many records it holds, and its
-   * producer fields ({@code producerId == -1}: not idempotent, never deduplicated).
+   * One Kafka RecordBatch v2 inside the object: where it lies, how many records it holds, its
+   * producer fields ({@code producerId == -1}: not idempotent, never deduplicated), and its fence
+   * when it is a fenced append (null otherwise).
    */
   public record BatchCommit(
       long byteOffset,
@@ -43,5 +44,52 @@ public record CommitWal(
       long maxTimestamp,
       long producerId,
       short producerEpoch,
-      int baseSequence) {}
+      int baseSequence,
+      Fence fence) {
+    /** A batch that is not a fenced append. */
+    public BatchCommit(
+        long byteOffset,
+        int byteLength,
+        int recordCount,
+        long maxTimestamp,
+        long producerId,
+        short producerEpoch,
+        int baseSequence) {
+      this(
+          byteOffset,
+          byteLength,
+          recordCount,
+          maxTimestamp,
+          producerId,
+          producerEpoch,
+          baseSequence,
+          null);
+    }
+  }
+
+  /**
+   * The fence of a fenced append's batch (docs/design/changelog.md "The append"): appended only if
+   * {@code leaseEpoch} is the live writer lease of {@code source} on the chunk's partition and
+   * {@code sourceFrom} is that source's {@code sourceUpto + 1}.
+   *
+   * @param sourceFrom the first source position the batch covers, {@code >= 0}
+   * @param sourceTo the last one, {@code >= sourceFrom}
+   */
+  public record Fence(String source, long leaseEpoch, long sourceFrom, long sourceTo) {
+    public Fence {
+      java.util.Objects.requireNonNull(source, "source");
+    }
+  }
+
+  /** Whether any batch of this commit is a fenced append (then it is encoded as tag 42). */
+  public boolean fenced() {
+    for (ChunkCommit c : chunks) {
+      for (BatchCommit b : c.batches()) {
+        if (b.fence() != null) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 }

@@ -150,7 +150,24 @@ public sealed interface Outcome {
     /** The producer epoch is older than the one seen. Nothing appended. */
     PRODUCER_FENCED,
     /** The stream was deleted or the partition does not exist. Nothing appended. */
-    UNKNOWN_PARTITION
+    UNKNOWN_PARTITION,
+    /**
+     * A fenced batch whose source range ends at or below the source's {@code sourceUpto}: already
+     * in the partition (a retry). Nothing appended.
+     */
+    ALREADY_APPENDED,
+    /**
+     * A fenced batch whose lease epoch is not the current one, or whose lease expired or does not
+     * exist. Nothing appended.
+     */
+    WRITER_FENCED,
+    /** A fenced batch starting beyond {@code sourceUpto + 1}. Nothing appended. */
+    SOURCE_GAP,
+    /**
+     * A fenced batch starting at or below {@code sourceUpto} and ending beyond it: part of it is
+     * already there, and one batch cannot be split. Nothing appended.
+     */
+    SOURCE_OVERLAP
   }
 
   /**
@@ -170,6 +187,9 @@ public sealed interface Outcome {
 
   /** AllocateProducerIds succeeded: the ids {@code [firstProducerId, firstProducerId + count)}. */
   record ProducerIdsAllocated(long firstProducerId, int count) implements Outcome {}
+
+  /** AcquireWriterLease succeeded: the lease now held, with its source position. */
+  record WriterLeaseGranted(WriterLease lease) implements Outcome {}
 
   /** AcquireConsumerLease succeeded: the lease now held, with the committed offset. */
   record ConsumerLeaseGranted(ConsumerLease lease) implements Outcome {}

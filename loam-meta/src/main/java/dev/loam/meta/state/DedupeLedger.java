@@ -36,6 +36,13 @@ final class DedupeLedger {
           Comparator.comparingLong(DedupeRecord::objectTimeMillis)
               .thenComparing(DedupeRecord::objectKey));
 
+  /**
+   * Records whose outcome holds a verdict only fenced batches get (ALREADY_APPENDED, WRITER_FENCED,
+   * SOURCE_GAP, SOURCE_OVERLAP): while there is one, the snapshot needs version 11, since older
+   * readers know none of those codes.
+   */
+  private int fencedVerdicts;
+
   DedupeLedger(long retentionMillis) {
     this.retentionMillis = retentionMillis;
   }
@@ -55,9 +62,30 @@ final class DedupeLedger {
   void put(DedupeRecord previous, DedupeRecord rec) {
     if (previous != null) {
       byTime.remove(previous);
+      fencedVerdicts -= fenced(previous) ? 1 : 0;
     }
     byKey.put(rec.objectKey(), rec);
     byTime.add(rec);
+    fencedVerdicts += fenced(rec) ? 1 : 0;
+  }
+
+  /** Whether some record holds a fenced batch's verdict (see {@link #fencedVerdicts}). */
+  boolean holdsFencedVerdicts() {
+    return fencedVerdicts > 0;
+  }
+
+  private static boolean fenced(DedupeRecord r) {
+    for (var chunk : r.outcome().chunks()) {
+      for (Outcome.BatchResult b : chunk) {
+        switch (b.status()) {
+          case ALREADY_APPENDED, WRITER_FENCED, SOURCE_GAP, SOURCE_OVERLAP -> {
+            return true;
+          }
+          default -> {}
+        }
+      }
+    }
+    return false;
   }
 
   /** Drops dedupe records older than the retention, oldest first, a bounded number per apply. */
@@ -69,6 +97,7 @@ final class DedupeLedger {
       }
       byTime.pollFirst();
       byKey.remove(oldest.objectKey());
+      fencedVerdicts -= fenced(oldest) ? 1 : 0;
     }
   }
 
@@ -100,6 +129,7 @@ final class DedupeLedger {
         throw r.corrupt("dedupe.objectKey", "duplicate object=" + key);
       }
       byTime.add(rec);
+      fencedVerdicts += fenced(rec) ? 1 : 0;
     }
   }
 }

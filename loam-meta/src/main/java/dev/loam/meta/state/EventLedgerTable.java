@@ -227,7 +227,10 @@ final class EventLedgerTable {
     }
   }
 
-  /** Reads the section {@link #write} wrote (at least one entry); the catalog must be restored. */
+  /**
+   * Reads the section {@link #write} wrote (at least one entry in version 9, any number from
+   * version 10 on); the catalog must be restored.
+   */
   void read(BinaryReader r, int version) {
     int n = r.count("ledger.count", ENTRY_HEAD + 8);
     if (n == 0 && version == 9) {

@@ -6,6 +6,7 @@ import dev.loam.error.CorruptionException;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.AcquireConsumerLease;
+import dev.loam.meta.command.AcquireWriterLease;
 import dev.loam.meta.command.AddNamespaceKey;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AdvanceGroupGeneration;
@@ -81,9 +82,11 @@ public final class MetaStateMachine {
    * version 8 (version 7, its keys possibly none, plus the consumer groups) while a group has a
    * record; version 9 (version 8, its groups possibly none, plus the CloudEvents dedupe ledger)
    * while the ledger has an entry; version 10 (version 9, its ledger possibly empty, plus the
-   * namespaces' keys) once a namespace has a key. Restore reads all ten (metastore-snapshot.md).
+   * namespaces' keys) once a namespace has a key; version 11 (version 10, its keys possibly none,
+   * plus the writer leases of fenced appends) while a writer lease exists or a dedupe record holds
+   * a fenced batch's verdict. Restore reads all eleven (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 10;
+  public static final int SNAPSHOT_VERSION = 11;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -105,6 +108,7 @@ public final class MetaStateMachine {
   private final GroupTable groups = new GroupTable(catalog);
   private final EventLedgerTable events = new EventLedgerTable(catalog);
   private final NamespaceKeyTable namespaceKeys = new NamespaceKeyTable(catalog);
+  private final WriterTable writers = new WriterTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -114,7 +118,7 @@ public final class MetaStateMachine {
   public MetaStateMachine(MetaSettings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.dedupe = new DedupeLedger(settings.dedupeRetention().toMillis());
-    this.sequencer = new Sequencer(settings, catalog, objects, dedupe);
+    this.sequencer = new Sequencer(settings, catalog, objects, dedupe, writers);
     this.segments = new SegmentRules(settings, catalog, objects);
     this.view = new StateView(this, catalog, cluster, objects, consumers, apiKeys, groups);
   }
@@ -247,6 +251,8 @@ public final class MetaStateMachine {
       return namespaceKeys.add(c);
     } else if (command instanceof DestroyNamespaceKeys c) {
       return namespaceKeys.destroy(c);
+    } else if (command instanceof AcquireWriterLease c) {
+      return writers.acquire(c, now);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -265,6 +271,7 @@ public final class MetaStateMachine {
     consumers.dropStream(s.info.id());
     groups.dropStream(s.info.id());
     events.dropStream(s.info.id());
+    writers.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -332,6 +339,10 @@ public final class MetaStateMachine {
     return namespaceKeys;
   }
 
+  WriterTable writers() {
+    return writers;
+  }
+
   /** Sets the header fields of a state being restored (before any command is applied). */
   void restoreHeader(long appliedIndex, long clockMillis) {
     this.appliedIndex = appliedIndex;
@@ -373,6 +384,8 @@ public final class MetaStateMachine {
         + groups.size()
         + ", eventLedger="
         + events.size()
+        + ", writers="
+        + writers.size()
         + "}";
   }
 }

@@ -130,8 +130,9 @@ final class NamespaceKeyTable {
 
   /**
    * Reads {@link #write}'s section. Anything no writer produces is corruption: no record in version
-   * 10 (written only when one exists), an unsorted or repeated namespace, one the catalog lacks, a
-   * record without a key, and keys that are not canonical ULIDs in increasing order.
+   * 10 (written only when one exists; from version 11 on the section may be empty), an unsorted or
+   * repeated namespace, one the catalog lacks, a record without a key, and keys that are not
+   * canonical ULIDs in increasing order.
    */
   void read(BinaryReader r, int version) {
     int n = r.count("namespaceKeys.count", NamespaceKeyCodec.MIN_NAMESPACE_KEYS_BYTES);

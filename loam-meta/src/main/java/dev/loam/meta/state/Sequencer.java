@@ -6,6 +6,7 @@ import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
+import dev.loam.meta.command.CommitWal.Fence;
 import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Outcome;
@@ -27,7 +28,7 @@ import java.util.Set;
  * structure, then per batch runs Kafka's idempotent-producer check and assigns offsets, appending
  * byte-adjacent accepted batches as one index entry. The dedupe records are its own ({@link
  * DedupeLedger}); the partitions are the {@link Catalog}'s, the references the {@link
- * ObjectLedger}'s.
+ * ObjectLedger}'s, the writer leases of fenced batches the {@link WriterTable}'s.
  */
 final class Sequencer {
   /** Smallest valid Kafka RecordBatch v2: its header without records (record-batch-v2.md). */
@@ -36,13 +37,20 @@ final class Sequencer {
   private final Catalog catalog;
   private final ObjectLedger objects;
   private final DedupeLedger dedupe;
+  private final WriterTable writers;
   private final long staleCommitMillis;
   private final int producerBatchesKept;
 
-  Sequencer(MetaSettings settings, Catalog catalog, ObjectLedger objects, DedupeLedger dedupe) {
+  Sequencer(
+      MetaSettings settings,
+      Catalog catalog,
+      ObjectLedger objects,
+      DedupeLedger dedupe,
+      WriterTable writers) {
     this.catalog = catalog;
     this.objects = objects;
     this.dedupe = dedupe;
+    this.writers = writers;
     this.staleCommitMillis = settings.staleCommitAfter().toMillis();
     this.producerBatchesKept = settings.producerBatchesKept();
   }
@@ -104,7 +112,7 @@ final class Sequencer {
     }
     List<List<BatchResult>> results = new ArrayList<>(c.chunks().size());
     for (ChunkCommit chunk : c.chunks()) {
-      results.add(sequenceChunk(key, chunk));
+      results.add(sequenceChunk(key, chunk, clockMillis));
     }
     if (!objects.isReferenced(key)) {
       // Nothing was appended (duplicates, unknown partitions): the object exists but no entry will
@@ -158,6 +166,10 @@ final class Sequencer {
               + " byteOffset="
               + b.byteOffset();
         }
+        String fence = validateFence(b.fence(), b.producerId());
+        if (fence != null) {
+          return fence + at(ci, bi);
+        }
         if (b.producerId() >= 0 && (b.producerEpoch() < 0 || b.baseSequence() < 0)) {
           return "an idempotent batch needs producerEpoch >= 0 and baseSequence >= 0"
               + at(ci, bi)
@@ -182,7 +194,30 @@ final class Sequencer {
     return null;
   }
 
-  private List<BatchResult> sequenceChunk(String objectKey, ChunkCommit chunk) {
+  /** A fenced batch's own checks (docs/design/changelog.md); null when valid or not fenced. */
+  private static String validateFence(Fence f, long producerId) {
+    if (f == null) {
+      return null;
+    }
+    if (!Catalog.validName(f.source())) {
+      return "a fence names an invalid source: 1..249 of [A-Za-z0-9._-] source=" + f.source();
+    }
+    if (producerId >= 0) {
+      // The fence is the batch's dedupe; Kafka's sequence window would be a second, weaker one.
+      return "a fenced batch is not idempotent-producer batch producerId=" + producerId;
+    }
+    if (f.leaseEpoch() < 1 || f.sourceFrom() < 0 || f.sourceTo() < f.sourceFrom()) {
+      return "a fence needs leaseEpoch >= 1 and 0 <= sourceFrom <= sourceTo leaseEpoch="
+          + f.leaseEpoch()
+          + " sourceFrom="
+          + f.sourceFrom()
+          + " sourceTo="
+          + f.sourceTo();
+    }
+    return null;
+  }
+
+  private List<BatchResult> sequenceChunk(String objectKey, ChunkCommit chunk, long clockMillis) {
     List<BatchResult> out = new ArrayList<>(chunk.batches().size());
     Catalog.StreamState s = catalog.stream(chunk.streamId());
     if (s == null || chunk.partition() < 0 || chunk.partition() >= s.partitions.length) {
@@ -194,6 +229,15 @@ final class Sequencer {
     PartitionState p = s.partitions[chunk.partition()];
     Run run = null;
     for (BatchCommit b : chunk.batches()) {
+      Fence fence = b.fence();
+      if (fence != null) {
+        // The exactly-once rule of §8.1: only the current writer, only what continues the source.
+        BatchStatus fs = writers.check(chunk.streamId(), chunk.partition(), fence, clockMillis);
+        if (fs != BatchStatus.APPENDED) {
+          out.add(new BatchResult(fs, -1));
+          continue;
+        }
+      }
       BatchResult r = checkProducer(p, b);
       if (r.status() != BatchStatus.APPENDED) {
         out.add(r);
@@ -203,6 +247,9 @@ final class Sequencer {
       p.highWatermark += b.recordCount();
       if (b.producerId() >= 0) {
         recordProducerBatch(p, b, base);
+      }
+      if (fence != null) {
+        writers.appended(chunk.streamId(), chunk.partition(), fence, clockMillis);
       }
       out.add(new BatchResult(BatchStatus.APPENDED, base));
       // Byte-adjacent accepted batches of one chunk share one index entry: fewer entries, and a

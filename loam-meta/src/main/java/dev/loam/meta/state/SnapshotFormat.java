@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
  * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
  * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger; 10 adds the
- * namespaces' keys.
+ * namespaces' keys; 11 adds the writer leases of fenced appends (possibly no keys).
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -32,7 +32,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (m.namespaceKeys().any()) {
+    if (!m.writers().isDefault() || m.dedupe().holdsFencedVerdicts()) {
+      return 11;
+    } else if (m.namespaceKeys().any()) {
       return 10;
     } else if (!m.events().isDefault()) {
       return 9;
@@ -91,6 +93,10 @@ final class SnapshotFormat {
     }
     if (version >= 10) {
       m.namespaceKeys().write(w);
+    }
+    if (version >= 11) {
+      // Version 11: the writer leases of fenced appends, by key.
+      m.writers().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -165,6 +171,9 @@ final class SnapshotFormat {
     }
     if (version >= 10) {
       m.namespaceKeys().read(r, version);
+    }
+    if (version >= 11) {
+      m.writers().read(r);
     }
     r.expectEnd();
     return m;

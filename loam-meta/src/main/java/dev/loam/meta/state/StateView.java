@@ -11,6 +11,7 @@ import dev.loam.meta.command.PartitionInfo;
 import dev.loam.meta.command.RetiredObject;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.meta.command.StreamOwnership;
+import dev.loam.meta.command.WriterLease;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -219,6 +220,16 @@ final class StateView implements MetaReader {
   @Override
   public List<ConsumerLease> consumerLeases(long streamId, String consumer) {
     return consumers.leases(streamId, consumer);
+  }
+
+  @Override
+  public Optional<WriterLease> writerLease(long streamId, int partition, String source) {
+    return machine.writers().lease(streamId, partition, source);
+  }
+
+  @Override
+  public List<WriterLease> writerLeases(long streamId, int partition) {
+    return machine.writers().leases(streamId, partition);
   }
 
   @Override

@@ -126,15 +126,48 @@ class CommandCodecPropertyTest {
   }
 
   static Arbitrary<BatchCommit> batches() {
+    Arbitrary<BatchCommit> plain =
+        Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.integers(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                Arbitraries.shorts(),
+                Arbitraries.integers())
+            .as(BatchCommit::new);
+    // Some batches fenced: a commit holding one is encoded as tag 42 (43 in a group).
+    return Combinators.combine(plain, fences().injectNull(0.7))
+        .as(
+            (b, f) ->
+                new BatchCommit(
+                    b.byteOffset(),
+                    b.byteLength(),
+                    b.recordCount(),
+                    b.maxTimestamp(),
+                    b.producerId(),
+                    b.producerEpoch(),
+                    b.baseSequence(),
+                    f));
+  }
+
+  static Arbitrary<dev.loam.meta.command.CommitWal.Fence> fences() {
+    return Combinators.combine(
+            text(), Arbitraries.longs(), Arbitraries.longs(), Arbitraries.longs())
+        .as(dev.loam.meta.command.CommitWal.Fence::new);
+  }
+
+  static Arbitrary<dev.loam.meta.command.WriterLease> writerLeases() {
     return Combinators.combine(
             Arbitraries.longs(),
             Arbitraries.integers(),
-            Arbitraries.integers(),
+            text(),
+            Arbitraries.longs(),
+            text(),
             Arbitraries.longs(),
             Arbitraries.longs(),
-            Arbitraries.shorts(),
-            Arbitraries.integers())
-        .as(BatchCommit::new);
+            Arbitraries.longs())
+        .as(dev.loam.meta.command.WriterLease::new);
   }
 
   static Arbitrary<ChunkCommit> chunks() {
@@ -366,8 +399,13 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> pruneEvents =
         Combinators.combine(origins(), Arbitraries.integers())
             .as(dev.loam.meta.command.PruneEvents::new);
+    Arbitrary<Command> acquireWriter =
+        Combinators.combine(
+                origins(), ids, Arbitraries.integers(), text(), text(), Arbitraries.longs())
+            .as(dev.loam.meta.command.AcquireWriterLease::new);
     return Arbitraries.oneOf(
         List.of(
+            acquireWriter,
             claimEvents,
             completeEvents,
             releaseEvents,
@@ -484,6 +522,7 @@ class CommandCodecPropertyTest {
                         expires,
                         offset));
     Arbitrary<Outcome> granted = lease.map(Outcome.ConsumerLeaseGranted::new);
+    Arbitrary<Outcome> writerGranted = writerLeases().map(Outcome.WriterLeaseGranted::new);
     Arbitrary<Outcome> offsetCommitted = lease.map(Outcome.ConsumerOffsetCommitted::new);
     Arbitrary<StreamInfo> info =
         Combinators.combine(Arbitraries.longs(), text(), text(), configs()).as(StreamInfo::new);
@@ -579,6 +618,7 @@ class CommandCodecPropertyTest {
             objectsDeleted,
             allocated,
             granted,
+            writerGranted,
             offsetCommitted));
   }
 }

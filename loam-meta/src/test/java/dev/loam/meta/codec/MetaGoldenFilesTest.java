@@ -119,7 +119,13 @@ class MetaGoldenFilesTest {
     assertThat(decoded).isEqualTo(MetaGoldenFilesWriter.outcomes());
     Outcome.WalCommitted w = (Outcome.WalCommitted) decoded.get(13);
     assertThat(w.chunks().stream().flatMap(List::stream).map(BatchResult::status))
-        .containsExactly(BatchStatus.values());
+        .containsExactly(
+            BatchStatus.APPENDED,
+            BatchStatus.DUPLICATE,
+            BatchStatus.OUT_OF_ORDER_SEQUENCE,
+            BatchStatus.PRODUCER_FENCED,
+            BatchStatus.UNKNOWN_PARTITION);
+    // (The fenced appends' statuses, codes 6–9, are pinned by MetaGoldenFilesWritersTest.)
 
     for (int i = 0; i < frames.size(); i++) {
       assertThat(OutcomeCodec.encode(decoded.get(i))).as("frame %d", i).isEqualTo(frames.get(i));

@@ -105,6 +105,8 @@ import java.util.stream.Stream;
  *       whose fixtures are in {@link MetaGoldenFixturesGroups}.
  *   <li>The namespace keys' files (command tags 38 and 39, outcome tag 27, snapshot version 10),
  *       whose fixtures are in {@link MetaGoldenFixturesNamespaceKeys}.
+ *   <li>The writer leases' files (command tags 41 to 43, outcome tags 28 and 29, snapshot version
+ *       11), whose fixtures are in {@link MetaGoldenFixturesWriters}.
  * </ul>
  *
  * <p>{@code main} writes only files that do not exist yet: an existing golden file is never
@@ -230,6 +232,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesNamespaceKeys.SNAPSHOT_V10,
         state(MetaGoldenFixturesNamespaceKeys.snapshotV10Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesWriters.COMMANDS_V1_WRITERS,
+        frame(MetaGoldenFixturesWriters.commandsWriters().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesWriters.OUTCOMES_V1_WRITERS,
+        frame(MetaGoldenFixturesWriters.outcomesWriters().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesWriters.SNAPSHOT_V11,
+        state(MetaGoldenFixturesWriters.snapshotV11Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
