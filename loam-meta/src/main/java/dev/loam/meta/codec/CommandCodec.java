@@ -308,6 +308,10 @@ public final class CommandCodec {
       w.u8(EventLedgerCodec.tag(command));
       writeOrigin(w, command.origin());
       EventLedgerCodec.writeBody(w, command);
+    } else if (StreamSchemaCodec.isSchema(command)) {
+      w.u8(StreamSchemaCodec.tag(command));
+      writeOrigin(w, command.origin());
+      StreamSchemaCodec.writeBody(w, command);
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -579,6 +583,8 @@ public final class CommandCodec {
               EventLedgerCodec.TAG_RELEASE_EVENTS,
               EventLedgerCodec.TAG_PRUNE_EVENTS ->
               EventLedgerCodec.readBody(r, tag, readOrigin(r));
+          case StreamSchemaCodec.TAG_CREATE_ARROW_STREAM, StreamSchemaCodec.TAG_ADD_STREAM_SCHEMA ->
+              StreamSchemaCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

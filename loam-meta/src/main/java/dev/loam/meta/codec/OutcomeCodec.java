@@ -154,6 +154,8 @@ public final class OutcomeCodec {
       w.string(o.namespace()).string(o.group()).i32(o.generation()).i32(o.offsets());
     } else if (EventLedgerCodec.isLedger(outcome)) {
       EventLedgerCodec.write(w, outcome);
+    } else if (StreamSchemaCodec.isSchema(outcome)) {
+      StreamSchemaCodec.write(w, outcome);
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -240,6 +242,7 @@ public final class OutcomeCodec {
               EventLedgerCodec.TAG_EVENTS_COMPLETED,
               EventLedgerCodec.TAG_EVENTS_REMOVED ->
               EventLedgerCodec.read(r, tag);
+          case StreamSchemaCodec.TAG_SCHEMA_ADDED -> StreamSchemaCodec.read(r);
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

@@ -39,7 +39,9 @@ public sealed interface Command
         ClaimEvents,
         CompleteEvents,
         ReleaseEvents,
-        PruneEvents {
+        PruneEvents,
+        CreateArrowStream,
+        AddStreamSchema {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -7,6 +7,7 @@ import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
+import dev.loam.meta.command.AddStreamSchema;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.ClaimEvents;
@@ -18,6 +19,7 @@ import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.CompleteEvents;
 import dev.loam.meta.command.CreateApiKey;
+import dev.loam.meta.command.CreateArrowStream;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteGroupOffsets;
@@ -78,9 +80,11 @@ public final class MetaStateMachine {
    * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists;
    * version 8 (version 7, its keys possibly none, plus the consumer groups) while a group has a
    * record; version 9 (version 8, its groups possibly none, plus the CloudEvents dedupe ledger)
-   * while the ledger has an entry. Restore reads all nine (metastore-snapshot.md).
+   * while the ledger has an entry; version 12 (version 9, its ledger possibly empty, plus the arrow
+   * streams' schema versions) while an arrow stream exists. Versions 10 and 11 belong to features
+   * this code does not have and are refused. Restore reads the others (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 9;
+  public static final int SNAPSHOT_VERSION = 12;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -101,6 +105,7 @@ public final class MetaStateMachine {
   private final ApiKeyTable apiKeys = new ApiKeyTable();
   private final GroupTable groups = new GroupTable(catalog);
   private final EventLedgerTable events = new EventLedgerTable(catalog);
+  private final SchemaTable schemas = new SchemaTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -238,6 +243,10 @@ public final class MetaStateMachine {
       return events.release(c);
     } else if (command instanceof PruneEvents c) {
       return events.prune(c, now);
+    } else if (command instanceof CreateArrowStream c) {
+      return schemas.createArrowStream(c);
+    } else if (command instanceof AddStreamSchema c) {
+      return schemas.addSchema(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -256,6 +265,7 @@ public final class MetaStateMachine {
     consumers.dropStream(s.info.id());
     groups.dropStream(s.info.id());
     events.dropStream(s.info.id());
+    schemas.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -317,6 +327,10 @@ public final class MetaStateMachine {
 
   EventLedgerTable events() {
     return events;
+  }
+
+  SchemaTable schemas() {
+    return schemas;
   }
 
   /** Sets the header fields of a state being restored (before any command is applied). */
