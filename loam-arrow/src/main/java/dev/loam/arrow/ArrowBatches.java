@@ -355,6 +355,87 @@ public final class ArrowBatches {
     }
   }
 
+  /**
+   * The named columns of the newest schema version (system columns included; all of them when
+   * {@code columns} is empty), in the order given, loaded from a whole, verified frame of any
+   * version: only those columns' bytes are decoded, and a column the frame's version lacks is all
+   * null. The caller closes the root.
+   *
+   * @throws LoamException INVALID for a column the newest version does not have
+   * @throws CorruptionException if the frame's IPC bytes are not a batch of its version
+   */
+  public static VectorSchemaRoot loadView(
+      ArrowFrame frame, SchemaHistory history, List<String> columns, BufferAllocator allocator) {
+    Schema latest = history.latest().batchSchema();
+    List<Field> want = fields(latest, columns);
+    Schema own = history.version(frame.schemaVersion()).batchSchema();
+    List<Field> ownFields = own.getFields();
+    List<Integer> present = new ArrayList<>();
+    for (Field f : want) {
+      for (int i = 0; i < ownFields.size(); i++) {
+        if (ownFields.get(i).getName().equals(f.getName())) {
+          present.add(i);
+        }
+      }
+    }
+    int[] cols = present.stream().mapToInt(Integer::intValue).toArray();
+    ByteBuffer[] data = new ByteBuffer[cols.length];
+    for (int i = 0; i < cols.length; i++) {
+      data[i] = frame.column(cols[i]);
+    }
+    try (VectorSchemaRoot loaded = loadProjected(frame, cols, data, history, allocator)) {
+      VectorSchemaRoot out = VectorSchemaRoot.create(new Schema(want), allocator);
+      try {
+        int rows = loaded.getRowCount();
+        for (int i = 0; i < want.size(); i++) {
+          FieldVector target = out.getVector(i);
+          FieldVector source = loaded.getVector(want.get(i).getName());
+          if (source != null) {
+            source.makeTransferPair(target).transfer();
+          } else {
+            target.setInitialCapacity(rows);
+            target.allocateNew();
+            target.setValueCount(rows);
+          }
+        }
+        out.setRowCount(rows);
+        return out;
+      } catch (RuntimeException e) {
+        out.close();
+        throw e;
+      }
+    }
+  }
+
+  /** The fields of {@code schema} named by {@code columns} (all when empty), in that order. */
+  public static List<Field> fields(Schema schema, List<String> columns) {
+    if (columns.isEmpty()) {
+      return schema.getFields();
+    }
+    List<Field> out = new ArrayList<>(columns.size());
+    for (String c : columns) {
+      Field f = null;
+      for (Field g : schema.getFields()) {
+        if (g.getName().equals(c)) {
+          f = g;
+        }
+      }
+      if (f == null) {
+        throw new LoamException(Kind.INVALID, "no such column column=" + c);
+      }
+      out.add(f);
+    }
+    return out;
+  }
+
+  /**
+   * {@code root} as one Arrow IPC record batch message: the frame {@link #encode} would store
+   * (schema version {@code schemaVersion}; timestamps are not used by readers of the message).
+   */
+  public static ArrowFrame message(VectorSchemaRoot root, int schemaVersion) {
+    return ArrowFrame.read(ByteBuffer.wrap(frame(root, schemaVersion, 0, 0)));
+  }
+
   /** The JSON value of row {@code row}, as {@link #decode} writes it, from a loaded root. */
   public static byte[] valueJson(StreamSchema latest, VectorSchemaRoot root, int row) {
     List<FieldVector> user = new ArrayList<>(latest.fields().size());

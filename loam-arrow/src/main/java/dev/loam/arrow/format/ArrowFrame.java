@@ -196,7 +196,8 @@ public final class ArrowFrame {
    * Reads a frame's prefix (header, column table and IPC metadata) from {@code buf}'s position,
    * verifying the header CRC but not the columns, and does not advance the position. With {@code
    * wholeFrame} the buffer must hold the whole frame (its body too); without it, only the prefix is
-   * needed and {@link #column} may not be used until {@link #withBody}.
+   * needed, and the body views ({@link #column}, {@link #body}, {@link #ipcMessage}) may not be
+   * used: the caller fetches the columns it needs and checks them with {@link #verifyColumn}.
    *
    * @throws CorruptionException if any check fails, naming the field
    * @throws LoamException INVALID for a valid frame of an unsupported version

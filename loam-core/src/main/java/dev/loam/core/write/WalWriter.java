@@ -20,7 +20,6 @@ import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.spi.store.ObjectExistsException;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.wal.DurabilityClass;
-import dev.loam.wal.object.ChunkEncoding;
 import dev.loam.wal.object.ChunkIndexEntry;
 import dev.loam.wal.object.WalObject;
 import dev.loam.wal.object.WalObjectBuilder;
@@ -392,7 +391,7 @@ public final class WalWriter {
       int[] tickets = new int[buffer.slots.size()];
       for (int i = 0; i < tickets.length; i++) {
         PendingBatch p = buffer.slots.get(i).batch();
-        tickets[i] = builder.add(p.streamId(), p.partition(), ChunkEncoding.KAFKA, p.bytes());
+        tickets[i] = builder.add(p.streamId(), p.partition(), p.encoding(), p.bytes());
       }
       this.object = builder.build();
       // Group the slots by chunk in the object's own chunk order; within a chunk, slots keep
