@@ -102,7 +102,9 @@ final class RecordValues {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw refused(record, null, "not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      // Reading from a byte array fails only on the bytes themselves (an encoding Jackson
+      // detects and cannot decode, such as malformed UTF-32).
+      throw refused(record, null, "not valid JSON: " + e.getMessage());
     }
     for (int i = 0; i < seen.length; i++) {
       if (!seen[i]) {

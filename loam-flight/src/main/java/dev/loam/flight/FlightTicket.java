@@ -127,7 +127,9 @@ public record FlightTicket(
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw invalid("not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      // Reading from a byte array fails only on the bytes themselves (an encoding Jackson
+      // detects and cannot decode).
+      throw invalid("not valid JSON: " + e.getMessage());
     }
     if (partition == null || from == null || to == null) {
       throw invalid("partition, from and to are required");
