@@ -171,6 +171,16 @@ class ArrowStreamEmbeddedTest {
         .contains("compression=zstd does not apply");
     assertThat(failure(() -> log.addStreamSchema("default", "nope", V2).join()).kind())
         .isEqualTo(LoamException.Kind.NOT_FOUND);
+    assertThat(
+            failure(
+                    () ->
+                        log.updateStream(
+                                "default",
+                                "t",
+                                dev.loam.api.StreamUpdate.none().withCompacted(true))
+                            .join())
+                .getMessage())
+        .contains("an arrow stream cannot be compacted");
     log.createStream("default", "plain", StreamSpec.standard(1)).join();
     assertThat(log.streamSchemas("default", "plain").join()).isEmpty();
     assertThat(failure(() -> log.addStreamSchema("default", "plain", V2).join()).getMessage())

@@ -290,6 +290,21 @@ public final class LogService implements Log {
             : update.compacted()
                 ? StreamConfig.CleanupPolicy.COMPACT
                 : StreamConfig.CleanupPolicy.DELETE;
+    if (policy == StreamConfig.CleanupPolicy.COMPACT) {
+      try {
+        StreamInfo s = resolve(namespace, stream);
+        if (!meta.read(r -> r.streamSchemas(s.id())).isEmpty()) {
+          throw new LoamException(
+              Kind.INVALID,
+              "an arrow stream cannot be compacted (docs/reference/arrow.md) stream="
+                  + namespace
+                  + "/"
+                  + stream);
+        }
+      } catch (LoamException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     return proposeOwnerBound(
             namespace,
             stream,
