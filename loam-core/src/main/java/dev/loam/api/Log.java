@@ -41,6 +41,31 @@ public interface Log {
   CompletableFuture<StreamDescription> createStream(
       String namespace, String stream, StreamSpec spec);
 
+  /**
+   * Creates an arrow stream (docs/reference/arrow.md): appends take JSON object values that must
+   * match {@code schemaJson} (Arrow's schema JSON), and are stored as Arrow IPC record batches.
+   * INVALID naming the problem for a schema that is not valid or not supported, for a compacted or
+   * compressed spec, or without the loam-arrow module on the class path; otherwise as {@link
+   * #createStream}.
+   */
+  CompletableFuture<StreamDescription> createArrowStream(
+      String namespace, String stream, StreamSpec spec, String schemaJson);
+
+  /**
+   * Adds a schema version to an arrow stream: {@code schemaJson} must keep every field of the
+   * newest version, in order and unchanged, and add at least one nullable field at the end.
+   * Completes with the new version number. INVALID naming the field and the reason for an
+   * incompatible change or a stream without a schema; CONFLICT if another version was added
+   * concurrently (read and retry); NOT_FOUND for a missing stream.
+   */
+  CompletableFuture<Integer> addStreamSchema(String namespace, String stream, String schemaJson);
+
+  /**
+   * The schema versions of a stream, version 1 first, as Arrow schema JSON; empty for a stream that
+   * is not an arrow stream. NOT_FOUND for a missing stream.
+   */
+  CompletableFuture<List<String>> streamSchemas(String namespace, String stream);
+
   /** Describes a stream with its partitions' bounds. NOT_FOUND if missing. */
   CompletableFuture<StreamDescription> describeStream(String namespace, String stream);
 
@@ -167,6 +192,16 @@ public interface Log {
    * Batches appended through {@link #append} are RecordBatch v2 too, so every record is served.
    */
   CompletableFuture<BatchFetchResult> fetchBatches(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait);
+
+  /**
+   * Reads an arrow stream's stored batches (docs/formats/arrow-batch-v1.md) of one partition from
+   * the batch holding {@code offset}: whole arrow batch frames back to back, each with its
+   * base_offset patched to its first record's offset, at most about {@code maxBytes} (at least one
+   * frame if any is available). Otherwise as {@link #fetchBatches}; INVALID for a stream that is
+   * not an arrow stream.
+   */
+  CompletableFuture<BatchFetchResult> fetchArrowBatches(
       String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait);
 
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
  * Layering inside loam-core (STYLE.md §10): the rooms of {@code src/main} stand on floors, and
  * every reference points to a lower floor. The public packages ({@code api}, {@code spi}, {@code
  * store}) and the thread/clock drivers ({@code core.runtime}) are the ground that everything may
- * use; above them the shared pieces of {@code dev.loam.core} and the namespace keys of {@code
- * crypto}, then {@code read}, {@code ownership} and {@code auth}, then {@code write}, {@code
- * maintain} and {@code changelog} (the changelog worker, which reads and appends through the public
- * {@code Log}), and on top {@code node}, the composition root. Rooms on one floor do not reference
- * each other.
+ * use; above them the shared pieces of {@code dev.loam.core}, the namespace keys of {@code crypto}
+ * and the arrow codec seam of {@code arrow}, then {@code read}, {@code ownership} and {@code auth},
+ * then {@code write}, {@code maintain} and {@code changelog} (the changelog worker, which reads and
+ * appends through the public {@code Log}), and on top {@code node}, the composition root. Rooms on
+ * one floor do not reference each other.
  *
  * <p>The one reference that runs back up is {@link #ALLOWED_BACK_REFERENCES}: {@code LoamNode}, the
  * public entry point, builds the node through {@code NodeRuntime}. That list may only shrink.
@@ -40,6 +40,7 @@ class CoreLayeringTest {
           Map.entry("core.runtime", 0),
           Map.entry("core", 1),
           Map.entry("core.crypto", 1),
+          Map.entry("core.arrow", 1),
           Map.entry("core.read", 2),
           Map.entry("core.ownership", 2),
           Map.entry("core.auth", 2),

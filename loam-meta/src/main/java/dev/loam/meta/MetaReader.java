@@ -71,6 +71,12 @@ public interface MetaReader {
   /** Streams of a namespace, sorted by name. */
   List<StreamInfo> streams(String namespace);
 
+  /**
+   * The schema versions of an arrow stream (Arrow schema JSON, version 1 first); empty for a
+   * kafka-encoded stream or an unknown id (docs/reference/arrow.md).
+   */
+  List<String> streamSchemas(long streamId);
+
   /** The partition's bounds, or empty if the stream or partition does not exist. */
   Optional<PartitionInfo> partition(long streamId, int partition);
 

@@ -164,20 +164,98 @@ public final class LogService implements Log {
     if (!writers.containsKey(durability)) {
       return CompletableFuture.failedFuture(Appender.noWriter(durability, namespace, stream));
     }
-    StreamConfig config =
-        new StreamConfig(
-            spec.partitions(),
-            durability,
-            spec.retentionMillis(),
-            spec.retentionBytes(),
-            spec.compacted()
-                ? StreamConfig.CleanupPolicy.COMPACT
-                : StreamConfig.CleanupPolicy.DELETE,
-            dev.loam.wal.batch.Compression.valueOf(spec.compression().name()));
+    StreamConfig config = config(spec, durability);
     return propose(
             new CreateStream(origin(), namespace, stream, config),
             "stream=" + namespace + "/" + stream)
         .thenApply(o -> describe(((Outcome.StreamCreated) o).stream()));
+  }
+
+  private static StreamConfig config(StreamSpec spec, DurabilityClass durability) {
+    return new StreamConfig(
+        spec.partitions(),
+        durability,
+        spec.retentionMillis(),
+        spec.retentionBytes(),
+        spec.compacted() ? StreamConfig.CleanupPolicy.COMPACT : StreamConfig.CleanupPolicy.DELETE,
+        dev.loam.wal.batch.Compression.valueOf(spec.compression().name()));
+  }
+
+  @Override
+  public CompletableFuture<StreamDescription> createArrowStream(
+      String namespace, String stream, StreamSpec spec, String schemaJson) {
+    String subject = "stream=" + namespace + "/" + stream;
+    DurabilityClass durability = DurabilityClass.fromWireName(spec.durabilityClass().wireName());
+    String canonical;
+    try {
+      if (durability == DurabilityClass.QUORUM) {
+        throw new LoamException(
+            Kind.INVALID, "durability class quorum is not available yet " + subject);
+      }
+      if (!writers.containsKey(durability)) {
+        throw Appender.noWriter(durability, namespace, stream);
+      }
+      if (spec.compacted()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "an arrow stream cannot be compacted (it keeps no record keys' history) " + subject);
+      }
+      if (spec.compression() != dev.loam.api.Compression.NONE) {
+        throw new LoamException(
+            Kind.INVALID,
+            "an arrow stream stores uncompressed Arrow IPC batches; compression="
+                + spec.compression().name().toLowerCase(java.util.Locale.ROOT)
+                + " does not apply "
+                + subject);
+      }
+      if (schemaJson == null) {
+        throw new LoamException(Kind.INVALID, "an arrow stream needs a schema " + subject);
+      }
+      canonical = dev.loam.core.arrow.ArrowCodec.get().checkSchema(schemaJson);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return propose(
+            new dev.loam.meta.command.CreateArrowStream(
+                origin(), namespace, stream, config(spec, durability), canonical),
+            subject)
+        .thenApply(o -> describe(((Outcome.StreamCreated) o).stream()));
+  }
+
+  @Override
+  public CompletableFuture<Integer> addStreamSchema(
+      String namespace, String stream, String schemaJson) {
+    String subject = "stream=" + namespace + "/" + stream;
+    List<String> versions;
+    String canonical;
+    try {
+      StreamInfo s = resolve(namespace, stream);
+      versions = meta.read(r -> r.streamSchemas(s.id()));
+      if (versions.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID, "stream has no arrow schema (it is not an arrow stream) " + subject);
+      }
+      if (schemaJson == null) {
+        throw new LoamException(Kind.INVALID, "a schema is required " + subject);
+      }
+      canonical = dev.loam.core.arrow.ArrowCodec.get().checkEvolution(versions, schemaJson);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return propose(
+            new dev.loam.meta.command.AddStreamSchema(
+                origin(), namespace, stream, versions.size(), canonical),
+            subject)
+        .thenApply(o -> ((Outcome.SchemaAdded) o).version());
+  }
+
+  @Override
+  public CompletableFuture<List<String>> streamSchemas(String namespace, String stream) {
+    return async(
+        () -> {
+          StreamInfo s = resolve(namespace, stream);
+          return meta.read(r -> r.streamSchemas(s.id()));
+        });
   }
 
   @Override
@@ -220,6 +298,21 @@ public final class LogService implements Log {
             : update.compacted()
                 ? StreamConfig.CleanupPolicy.COMPACT
                 : StreamConfig.CleanupPolicy.DELETE;
+    if (policy == StreamConfig.CleanupPolicy.COMPACT) {
+      try {
+        StreamInfo s = resolve(namespace, stream);
+        if (!meta.read(r -> r.streamSchemas(s.id())).isEmpty()) {
+          throw new LoamException(
+              Kind.INVALID,
+              "an arrow stream cannot be compacted (docs/reference/arrow.md) stream="
+                  + namespace
+                  + "/"
+                  + stream);
+        }
+      } catch (LoamException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     return proposeOwnerBound(
             namespace,
             stream,
@@ -532,6 +625,12 @@ public final class LogService implements Log {
       return CompletableFuture.failedFuture(e);
     }
     return fetcher.fetchBatches(namespace, stream, partition, offset, maxBytes, maxWait);
+  }
+
+  @Override
+  public CompletableFuture<BatchFetchResult> fetchArrowBatches(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    return fetcher.fetchArrowBatches(namespace, stream, partition, offset, maxBytes, maxWait);
   }
 
   // ---------------------------------------------------------------- fetch

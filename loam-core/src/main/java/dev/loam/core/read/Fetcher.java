@@ -84,14 +84,24 @@ public final class Fetcher {
         Batches::new);
   }
 
+  /** Fetches an arrow stream's stored frames (see {@link dev.loam.api.Log#fetchArrowBatches}). */
+  public CompletableFuture<BatchFetchResult> fetchArrowBatches(
+      String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    return fetch(
+        namespace, stream, partition, offset, maxBytes, maxWait, OptionalLong.empty(), Frames::new);
+  }
+
   /**
    * What one fetch pass collects from the slices it reads, and the answer it builds: decoded
    * records for the record API, stored batch bytes for the batch API. A fresh one per pass, so a
    * retried pass starts empty.
    */
   private interface Collector<R> {
-    /** Adds the slice's content from {@code fromOffset}; returns the bytes it held. */
-    int add(ReadPath.Slice s, int partition, long fromOffset);
+    /**
+     * Adds the slice's content from {@code fromOffset}; returns the bytes it held. {@code schemas}
+     * are the stream's arrow schema versions (empty: kafka-encoded).
+     */
+    int add(ReadPath.Slice s, int partition, long fromOffset, List<String> schemas);
 
     boolean isEmpty();
 
@@ -102,8 +112,10 @@ public final class Fetcher {
     private final List<FetchedRecord> out = new ArrayList<>();
 
     @Override
-    public int add(ReadPath.Slice s, int partition, long fromOffset) {
-      return ReadPath.decode(s, partition, fromOffset, out);
+    public int add(ReadPath.Slice s, int partition, long fromOffset, List<String> schemas) {
+      return schemas.isEmpty()
+          ? ReadPath.decode(s, partition, fromOffset, out)
+          : ReadPath.decodeArrow(s, partition, fromOffset, schemas, out);
     }
 
     @Override
@@ -121,8 +133,42 @@ public final class Fetcher {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
     @Override
-    public int add(ReadPath.Slice s, int partition, long fromOffset) {
+    public int add(ReadPath.Slice s, int partition, long fromOffset, List<String> schemas) {
+      if (!schemas.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "an arrow stream has no Kafka batches to serve: read it as records or through Arrow"
+                + " Flight (docs/reference/arrow.md) object="
+                + s.entry().objectKey());
+      }
       return ReadPath.copyBatches(s, fromOffset, out);
+    }
+
+    @Override
+    public boolean isEmpty() {
+      return out.size() == 0;
+    }
+
+    @Override
+    public BatchFetchResult result(long nextOffset, PartitionInfo b) {
+      return new BatchFetchResult(
+          ByteBuffer.wrap(out.toByteArray()), nextOffset, b.highWatermark(), b.logStartOffset());
+    }
+  }
+
+  private static final class Frames implements Collector<BatchFetchResult> {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    @Override
+    public int add(ReadPath.Slice s, int partition, long fromOffset, List<String> schemas) {
+      if (schemas.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "not an arrow stream: it has no arrow batches (read it with fetch or fetchBatches)"
+                + " object="
+                + s.entry().objectKey());
+      }
+      return ReadPath.copyArrowFrames(s, fromOffset, out);
     }
 
     @Override
@@ -212,7 +258,9 @@ public final class Fetcher {
     }
   }
 
-  private record View(StreamInfo stream, PartitionInfo bounds, List<IndexEntry> entries) {}
+  /** {@code schemas}: the stream's arrow schema versions, empty for a kafka-encoded stream. */
+  private record View(
+      StreamInfo stream, PartitionInfo bounds, List<IndexEntry> entries, List<String> schemas) {}
 
   private View view(FetchRequest q) {
     return meta.read(
@@ -252,7 +300,7 @@ public final class Fetcher {
               q.offset() < pi.highWatermark() && q.offset() >= pi.logStartOffset()
                   ? r.indexEntries(s.id(), q.partition(), q.offset(), MAX_ENTRIES_PER_FETCH)
                   : List.of();
-          return new View(s, pi, entries);
+          return new View(s, pi, entries, r.streamSchemas(s.id()));
         });
   }
 
@@ -334,7 +382,7 @@ public final class Fetcher {
         .read(e, q.offset(), Math.max(1, q.maxBytes() - bytesSoFar))
         .thenCompose(
             s -> {
-              int n = out.add(s, q.partition(), q.offset());
+              int n = out.add(s, q.partition(), q.offset(), v.schemas());
               if (s.endOffset() < e.endOffset()) {
                 // maxBytes reached inside a large segment entry.
                 return CompletableFuture.completedFuture(Math.max(s.endOffset(), q.offset()));

@@ -508,6 +508,110 @@ public final class ReadPath {
   }
 
   /**
+   * Decodes the records of an arrow stream's slice (arrow batch frames back to back,
+   * docs/formats/arrow-batch-v1.md) with offsets {@code >= fromOffset} into {@code out}; each
+   * record's value is the JSON object of the newest schema version's fields.
+   *
+   * @return the number of frame bytes decoded
+   */
+  public static int decodeArrow(
+      Slice s, int partition, long fromOffset, List<String> schemas, List<FetchedRecord> out) {
+    IndexEntry e = s.entry();
+    long next = s.baseOffset();
+    try {
+      for (List<dev.loam.wal.batch.RecordData> frame :
+          dev.loam.core.arrow.ArrowCodec.get().decode(schemas, ByteBuffer.wrap(s.bytes()))) {
+        long base = next;
+        next += frame.size();
+        if (next <= fromOffset) {
+          continue;
+        }
+        for (int i = 0; i < frame.size(); i++) {
+          long offset = base + i;
+          if (offset >= fromOffset) {
+            dev.loam.wal.batch.RecordData d = frame.get(i);
+            out.add(
+                new FetchedRecord(partition, offset, d.timestamp(), d.key(), d.value(), List.of()));
+          }
+        }
+      }
+    } catch (CorruptionException c) {
+      throw new CorruptionException(
+          c.getMessage() + " object=" + e.objectKey() + " byteOffset=" + e.byteOffset(), c);
+    }
+    if (next != s.endOffset()) {
+      throw new CorruptionException(
+          "record count differs from the offset index expected="
+              + (s.endOffset() - s.baseOffset())
+              + " actual="
+              + (next - s.baseOffset())
+              + " object="
+              + e.objectKey()
+              + " byteOffset="
+              + e.byteOffset());
+    }
+    return s.bytes().length;
+  }
+
+  /**
+   * Copies an arrow stream's slice's whole frames that hold offsets {@code >= fromOffset} into
+   * {@code out}, each with its first record's offset patched into base_offset (outside the frame's
+   * CRCs; the slice's shared bytes are never modified). Frames are located by their headers only:
+   * the reader that decodes them checks their CRCs. The frames must cover the entry's offsets.
+   *
+   * @return the number of bytes copied
+   */
+  public static int copyArrowFrames(Slice s, long fromOffset, java.io.ByteArrayOutputStream out) {
+    IndexEntry e = s.entry();
+    ByteBuffer buf = ByteBuffer.wrap(s.bytes());
+    long next = s.baseOffset();
+    int copied = 0;
+    while (buf.position() < buf.limit()) {
+      int start = buf.position();
+      if (buf.remaining() < 28) {
+        throw new CorruptionException(
+            "arrow frame truncated object=" + e.objectKey() + " byteOffset=" + e.byteOffset());
+      }
+      long length = Integer.toUnsignedLong(buf.getInt(start + 8));
+      int count = buf.getInt(start + 24);
+      if (length + 12 > buf.remaining() || count < 1) {
+        throw new CorruptionException(
+            "arrow frame length="
+                + length
+                + " record_count="
+                + count
+                + " do not fit the slice object="
+                + e.objectKey()
+                + " byteOffset="
+                + e.byteOffset());
+      }
+      int size = (int) (length + 12);
+      long base = next;
+      next += count;
+      buf.position(start + size);
+      if (next <= fromOffset) {
+        continue;
+      }
+      byte[] copy = java.util.Arrays.copyOfRange(s.bytes(), start, start + size);
+      ByteBuffer.wrap(copy).putLong(0, base);
+      out.write(copy, 0, size);
+      copied += size;
+    }
+    if (next != s.endOffset()) {
+      throw new CorruptionException(
+          "record count differs from the offset index expected="
+              + (s.endOffset() - s.baseOffset())
+              + " actual="
+              + (next - s.baseOffset())
+              + " object="
+              + e.objectKey()
+              + " byteOffset="
+              + e.byteOffset());
+    }
+    return copied;
+  }
+
+  /**
    * Copies the slice's whole batches that hold offsets {@code >= fromOffset} into {@code out}, each
    * with its assigned base offset patched into its first eight bytes (outside the batch CRC, so the
    * stored bytes stay valid; the slice's bytes, which caches share, are never modified). Checks

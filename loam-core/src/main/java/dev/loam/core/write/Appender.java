@@ -9,6 +9,7 @@ import dev.loam.api.ProducerIdentity;
 import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
 import dev.loam.core.Streams;
+import dev.loam.core.arrow.ArrowCodec;
 import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.write.WalWriter.BatchAck;
 import dev.loam.error.LoamException;
@@ -21,6 +22,7 @@ import dev.loam.wal.batch.Compression;
 import dev.loam.wal.batch.RecordBatchEncoder;
 import dev.loam.wal.batch.RecordData;
 import dev.loam.wal.batch.TimestampType;
+import dev.loam.wal.object.ChunkEncoding;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,6 +115,19 @@ public final class Appender {
       StreamInfo s = Streams.resolve(ctx.meta(), namespace, stream);
       cls = s.config().durabilityClass();
       int partitions = s.config().partitions();
+      // An arrow stream's appends become one arrow batch frame per partition (arrow.md).
+      List<String> schemas = ctx.meta().read(r -> r.streamSchemas(s.id()));
+      ArrowCodec arrow = schemas.isEmpty() ? null : ArrowCodec.get();
+      if (arrow != null && compression != null && compression != Compression.NONE) {
+        throw new LoamException(
+            Kind.INVALID,
+            "an arrow stream stores uncompressed Arrow IPC batches; compression="
+                + compression
+                + " does not apply stream="
+                + namespace
+                + "/"
+                + stream);
+      }
       partitionOf = new int[records.size()];
       indexInPartition = new int[records.size()];
       Map<Integer, List<RecordData>> byPartition = new java.util.TreeMap<>();
@@ -168,7 +183,10 @@ public final class Appender {
                     producer.producerId(),
                     producer.producerEpoch(),
                     producer.baseSequence());
-        byte[] bytes = RecordBatchEncoder.encode(settings, data);
+        byte[] bytes =
+            arrow == null
+                ? RecordBatchEncoder.encode(settings, data)
+                : encodeArrow(arrow, schemas, data, namespace, stream);
         total += bytes.length;
         long maxTs = Long.MIN_VALUE;
         for (RecordData d : data) {
@@ -184,7 +202,8 @@ public final class Appender {
                 maxTs,
                 settings.producerId(),
                 settings.producerEpoch(),
-                settings.baseSequence()));
+                settings.baseSequence(),
+                arrow == null ? ChunkEncoding.KAFKA : ChunkEncoding.ARROW));
       }
       if (total > maxAppendBytes) {
         throw new LoamException(
@@ -255,6 +274,13 @@ public final class Appender {
                 + " partitions="
                 + s.config().partitions());
       }
+      if (!ctx.meta().read(r -> r.streamSchemas(s.id())).isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "an arrow stream takes JSON records through the record API, not client-built Kafka"
+                + " batches (docs/reference/arrow.md) "
+                + subject);
+      }
       pending = ClientBatch.validate(s.id(), partition, batch, subject + " partition=" + partition);
       if (pending.bytes().length > maxAppendBytes) {
         throw new LoamException(
@@ -291,6 +317,19 @@ public final class Appender {
               return new BatchAppendResult(
                   a.result().baseOffset(), a.appliedIndex(), st == Outcome.BatchStatus.DUPLICATE);
             });
+  }
+
+  private static byte[] encodeArrow(
+      ArrowCodec arrow,
+      List<String> schemas,
+      List<RecordData> data,
+      String namespace,
+      String stream) {
+    try {
+      return arrow.encode(schemas, data);
+    } catch (LoamException e) {
+      throw new LoamException(e.kind(), e.getMessage() + " stream=" + namespace + "/" + stream, e);
+    }
   }
 
   /** The error for a stream of a class this node has no store for. */

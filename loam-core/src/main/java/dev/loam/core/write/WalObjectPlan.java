@@ -60,7 +60,7 @@ record WalObjectPlan(WalObject object, ChunkCommit[] chunks, int[][] slotOf) {
     for (int i = 0; i < tickets.length; i++) {
       PendingBatch p = slots.get(i).batch();
       KeyEncryptionKey kek = keyOf.get(chunkKey(p.streamId(), p.partition()));
-      tickets[i] = builder.add(p.streamId(), p.partition(), ChunkEncoding.KAFKA, p.bytes(), kek);
+      tickets[i] = builder.add(p.streamId(), p.partition(), p.encoding(), p.bytes(), kek);
     }
     WalObject object = builder.build();
     // Group the slots by chunk in the object's own chunk order; within a chunk, slots keep

@@ -70,6 +70,7 @@ public final class LoamServerMain {
           "the Kafka protocol port on --host (docs/reference/kafka.md; 0 = any free one)");
   static final OtlpFlags.Listener OTLP = OtlpFlags.server(CMD);
   static final Flag<Integer> GRPC = GrpcFlags.server(CMD);
+  static final Flag<Integer> FLIGHT = FlightFlags.server(CMD);
   static final Flag<String> NODE_ID =
       CMD.flag("--node-id", "ID", Values.nonBlank(), "node-1", "the node's id");
   static final Flag<String> STORE =
@@ -172,6 +173,7 @@ public final class LoamServerMain {
     KafkaGateway kafka;
     OtlpReceiver otlp;
     LoamGrpcServer grpc;
+    dev.loam.flight.LoamFlightServer flight;
     try {
       node = startNode(o);
       try {
@@ -245,6 +247,27 @@ public final class LoamServerMain {
         node.close();
         throw e;
       }
+      try {
+        flight =
+            FlightFlags.start(
+                node,
+                o.host(),
+                FlightFlags.port(CMD.parse(args), FLIGHT, o.tls().isPresent(), args),
+                server.authentication());
+      } catch (RuntimeException e) {
+        if (grpc != null) {
+          grpc.close();
+        }
+        if (otlp != null) {
+          otlp.close();
+        }
+        if (kafka != null) {
+          kafka.close();
+        }
+        server.close();
+        node.close();
+        throw e;
+      }
     } catch (Throwable e) {
       // One line naming the flag to change, then exit: nothing half-started keeps the JVM up.
       System.err.println("loam server: could not start: " + StartFailure.describe(e, null));
@@ -257,6 +280,13 @@ public final class LoamServerMain {
             new Thread(
                 () -> {
                   System.out.println("loam: stopping");
+                  if (flight != null) {
+                    try {
+                      flight.close();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }
                   if (grpc != null) {
                     grpc.close();
                   }
@@ -284,7 +314,8 @@ public final class LoamServerMain {
             + ")"
             + (kafka == null ? "" : " kafka=" + kafka.advertisedAddress())
             + OtlpFlags.describe(otlp, o.host())
-            + GrpcFlags.describe(grpc, o.host()));
+            + GrpcFlags.describe(grpc, o.host())
+            + FlightFlags.describe(flight, o.host()));
     System.out.println(
         "loam: try  curl -s -X POST "
             + url

@@ -35,6 +35,7 @@ class LoamServerMainIT {
         new ArrayList<>(
             List.of(
                 java,
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
                 "-cp",
                 System.getProperty("java.class.path"),
                 "dev.loam.examples.server.LoamServerMain",
@@ -52,6 +53,10 @@ class LoamServerMainIT {
     if (List.of(extraArgs).stream().noneMatch(a -> a.startsWith("--grpc-"))) {
       // So is the gRPC default port.
       cmd.addAll(List.of("--grpc-port", "off"));
+    }
+    if (List.of(extraArgs).stream().noneMatch(a -> a.startsWith("--flight-"))) {
+      // And the Arrow Flight one.
+      cmd.addAll(List.of("--flight-port", "off"));
     }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BufferedReader out =

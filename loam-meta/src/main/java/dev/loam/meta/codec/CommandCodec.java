@@ -320,6 +320,10 @@ public final class CommandCodec {
       w.u8(NamespaceKeyCodec.tag(command));
       writeOrigin(w, command.origin());
       NamespaceKeyCodec.writeBody(w, command);
+    } else if (StreamSchemaCodec.isSchema(command)) {
+      w.u8(StreamSchemaCodec.tag(command));
+      writeOrigin(w, command.origin());
+      StreamSchemaCodec.writeBody(w, command);
     } else {
       throw new IllegalArgumentException("unknown command type " + command.getClass());
     }
@@ -598,6 +602,8 @@ public final class CommandCodec {
           case NamespaceKeyCodec.TAG_ADD_NAMESPACE_KEY,
               NamespaceKeyCodec.TAG_DESTROY_NAMESPACE_KEYS ->
               NamespaceKeyCodec.readBody(r, tag, readOrigin(r));
+          case StreamSchemaCodec.TAG_CREATE_ARROW_STREAM, StreamSchemaCodec.TAG_ADD_STREAM_SCHEMA ->
+              StreamSchemaCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

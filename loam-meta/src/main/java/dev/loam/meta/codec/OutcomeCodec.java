@@ -159,6 +159,8 @@ public final class OutcomeCodec {
       EventLedgerCodec.write(w, outcome);
     } else if (NamespaceKeyCodec.isKeyOutcome(outcome)) {
       NamespaceKeyCodec.write(w, outcome);
+    } else if (StreamSchemaCodec.isSchema(outcome)) {
+      StreamSchemaCodec.write(w, outcome);
     } else {
       throw new IllegalArgumentException("unknown outcome type " + outcome.getClass());
     }
@@ -249,6 +251,7 @@ public final class OutcomeCodec {
               EventLedgerCodec.TAG_EVENTS_REMOVED ->
               EventLedgerCodec.read(r, tag);
           case NamespaceKeyCodec.TAG_NAMESPACE_KEYS_CHANGED -> NamespaceKeyCodec.read(r);
+          case StreamSchemaCodec.TAG_SCHEMA_ADDED -> StreamSchemaCodec.read(r);
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

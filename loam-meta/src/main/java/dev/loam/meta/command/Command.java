@@ -42,7 +42,9 @@ public sealed interface Command
         PruneEvents,
         AddNamespaceKey,
         DestroyNamespaceKeys,
-        AcquireWriterLease {
+        AcquireWriterLease,
+        CreateArrowStream,
+        AddStreamSchema {
   /** The proposing node, its epoch, and the proposer's clock at proposal time. */
   Origin origin();
 }

@@ -103,6 +103,9 @@ public sealed interface Outcome {
   /** CreateNamespace succeeded. */
   record NamespaceCreated(String name) implements Outcome {}
 
+  /** AddStreamSchema succeeded: the stream now has {@code version} schema versions. */
+  record SchemaAdded(long streamId, int version) implements Outcome {}
+
   /** CreateStream succeeded. */
   record StreamCreated(StreamInfo stream) implements Outcome {}
 

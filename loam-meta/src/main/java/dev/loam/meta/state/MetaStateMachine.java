@@ -9,6 +9,7 @@ import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AcquireWriterLease;
 import dev.loam.meta.command.AddNamespaceKey;
 import dev.loam.meta.command.AddPartitions;
+import dev.loam.meta.command.AddStreamSchema;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
 import dev.loam.meta.command.ClaimEvents;
@@ -20,6 +21,7 @@ import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.CompleteEvents;
 import dev.loam.meta.command.CreateApiKey;
+import dev.loam.meta.command.CreateArrowStream;
 import dev.loam.meta.command.CreateNamespace;
 import dev.loam.meta.command.CreateStream;
 import dev.loam.meta.command.DeleteGroupOffsets;
@@ -84,9 +86,11 @@ public final class MetaStateMachine {
    * while the ledger has an entry; version 10 (version 9, its ledger possibly empty, plus the
    * namespaces' keys) once a namespace has a key; version 11 (version 10, its keys possibly none,
    * plus the writer leases of fenced appends) while a writer lease exists or a dedupe record holds
-   * a fenced batch's verdict. Restore reads all eleven (metastore-snapshot.md).
+   * a fenced batch's verdict; version 12 (version 11, its leases possibly none, plus the arrow
+   * streams' schema versions) while an arrow stream exists. Restore reads all twelve
+   * (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 11;
+  public static final int SNAPSHOT_VERSION = 12;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -109,6 +113,7 @@ public final class MetaStateMachine {
   private final EventLedgerTable events = new EventLedgerTable(catalog);
   private final NamespaceKeyTable namespaceKeys = new NamespaceKeyTable(catalog);
   private final WriterTable writers = new WriterTable(catalog);
+  private final SchemaTable schemas = new SchemaTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -253,6 +258,10 @@ public final class MetaStateMachine {
       return namespaceKeys.destroy(c);
     } else if (command instanceof AcquireWriterLease c) {
       return writers.acquire(c, now);
+    } else if (command instanceof CreateArrowStream c) {
+      return schemas.createArrowStream(c);
+    } else if (command instanceof AddStreamSchema c) {
+      return schemas.addSchema(c);
     }
     throw new IllegalArgumentException("unknown command type " + command.getClass());
   }
@@ -272,6 +281,7 @@ public final class MetaStateMachine {
     groups.dropStream(s.info.id());
     events.dropStream(s.info.id());
     writers.dropStream(s.info.id());
+    schemas.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -341,6 +351,11 @@ public final class MetaStateMachine {
 
   WriterTable writers() {
     return writers;
+
+  }
+
+  SchemaTable schemas() {
+    return schemas;
   }
 
   /** Sets the header fields of a state being restored (before any command is applied). */

@@ -18,7 +18,8 @@ import java.util.zip.CRC32C;
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
  * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
  * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger; 10 adds the
- * namespaces' keys; 11 adds the writer leases of fenced appends (possibly no keys).
+ * namespaces' keys; 11 adds the writer leases of fenced appends (possibly no keys); 12 adds the
+ * arrow streams' schema versions (possibly no leases).
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -32,7 +33,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.writers().isDefault() || m.dedupe().holdsFencedVerdicts()) {
+    if (!m.schemas().isDefault()) {
+      return 12;
+    } else if (!m.writers().isDefault() || m.dedupe().holdsFencedVerdicts()) {
       return 11;
     } else if (m.namespaceKeys().any()) {
       return 10;
@@ -97,6 +100,9 @@ final class SnapshotFormat {
     if (version >= 11) {
       // Version 11: the writer leases of fenced appends, by key.
       m.writers().write(w);
+    }
+    if (version >= 12) {
+      m.schemas().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -174,6 +180,9 @@ final class SnapshotFormat {
     }
     if (version >= 11) {
       m.writers().read(r);
+    }
+    if (version >= 12) {
+      m.schemas().read(r, version);
     }
     r.expectEnd();
     return m;

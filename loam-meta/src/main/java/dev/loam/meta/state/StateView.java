@@ -172,6 +172,11 @@ final class StateView implements MetaReader {
   }
 
   @Override
+  public List<String> streamSchemas(long streamId) {
+    return machine.schemas().versions(streamId);
+  }
+
+  @Override
   public Optional<PartitionInfo> partition(long streamId, int partition) {
     PartitionState p = catalog.partitionState(streamId, partition);
     if (p == null) {

@@ -403,9 +403,18 @@ class CommandCodecPropertyTest {
         Combinators.combine(
                 origins(), ids, Arbitraries.integers(), text(), text(), Arbitraries.longs())
             .as(dev.loam.meta.command.AcquireWriterLease::new);
+    // Any names, config, count and text: the state machine refuses the bad ones.
+    Arbitrary<Command> createArrow =
+        Combinators.combine(origins(), text(), text(), configs(), text())
+            .as(dev.loam.meta.command.CreateArrowStream::new);
+    Arbitrary<Command> addSchema =
+        Combinators.combine(origins(), text(), text(), Arbitraries.integers(), text())
+            .as(dev.loam.meta.command.AddStreamSchema::new);
     return Arbitraries.oneOf(
         List.of(
             acquireWriter,
+            createArrow,
+            addSchema,
             claimEvents,
             completeEvents,
             releaseEvents,
@@ -592,8 +601,13 @@ class CommandCodecPropertyTest {
         Combinators.combine(Arbitraries.integers(), Arbitraries.integers())
             .as(Outcome.EventsCompleted::new);
     Arbitrary<Outcome> eventsRemoved = Arbitraries.integers().map(Outcome.EventsRemoved::new);
+    // Version 1 is never an added one: the codec refuses it.
+    Arbitrary<Outcome> schemaAdded =
+        Combinators.combine(Arbitraries.longs(), Arbitraries.integers().greaterOrEqual(2))
+            .as(Outcome.SchemaAdded::new);
     return Arbitraries.oneOf(
         List.of(
+            schemaAdded,
             eventsClaimed,
             eventsCompleted,
             eventsRemoved,

@@ -244,6 +244,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesWriters.SNAPSHOT_V11,
         state(MetaGoldenFixturesWriters.snapshotV11Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesSchemas.COMMANDS_V1_SCHEMAS,
+        frame(MetaGoldenFixturesSchemas.commandsSchemas().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesSchemas.OUTCOMES_V1_SCHEMAS,
+        frame(MetaGoldenFixturesSchemas.outcomesSchemas().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesSchemas.SNAPSHOT_V12,
+        state(MetaGoldenFixturesSchemas.snapshotV12Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

@@ -38,7 +38,8 @@ public final class StreamRoutes {
           "retention_ms",
           "retention_bytes",
           "cleanup_policy",
-          "compression");
+          "compression",
+          "arrow_schema");
   private static final Set<String> STREAM_UPDATE_FIELDS =
       Set.of("retention_ms", "retention_bytes", "cleanup_policy");
 
@@ -59,7 +60,9 @@ public final class StreamRoutes {
         Route.of(GET, STREAM, "stream_describe", this::describe),
         Route.of(PATCH, STREAM, "stream_update", this::update),
         Route.of(DELETE, STREAM, "stream_delete", this::delete),
-        Route.of(POST, STREAM + "/partitions", "stream_add_partitions", this::addPartitions));
+        Route.of(POST, STREAM + "/partitions", "stream_add_partitions", this::addPartitions),
+        Route.of(GET, STREAM + "/schemas", "stream_schemas", this::schemas),
+        Route.of(POST, STREAM + "/schemas", "stream_add_schema", this::addSchema));
   }
 
   private CompletableFuture<HttpReply> create(Request r) {
@@ -107,12 +110,62 @@ public final class StreamRoutes {
     }
     StreamSpec spec =
         new StreamSpec(partitions, dc, retentionMs, retentionBytes, compacted, compression);
-    return ctx.log()
-        .createStream(ns, name, spec)
+    String schema = schemaText(b.get("arrow_schema"), "arrow_schema");
+    return (schema == null
+            ? ctx.log().createStream(ns, name, spec)
+            : ctx.log().createArrowStream(ns, name, spec, schema))
         .thenApply(
             d ->
                 HttpReply.json(HttpResponseStatus.CREATED, Json.bytes(JsonViews.describe(d)))
                     .withHeaders(Map.of("Location", Locations.of(ns, name))));
+  }
+
+  /** An Arrow schema given as a JSON object, as text; null when absent or null. */
+  private static String schemaText(com.fasterxml.jackson.databind.JsonNode n, String field) {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw ApiException.invalid(
+          field + " must be an Arrow schema object {\"fields\":[...]} field=" + field);
+    }
+    return new String(Json.bytes(n), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** {@code GET …/streams/{s}/schemas}: every schema version, version 1 first. */
+  private CompletableFuture<HttpReply> schemas(Request r) {
+    return ctx.log()
+        .streamSchemas(r.var("ns"), r.var("s"))
+        .thenApply(
+            versions -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              ArrayNode a = o.putArray("versions");
+              for (int i = 0; i < versions.size(); i++) {
+                ObjectNode v = a.addObject();
+                v.put("version", i + 1);
+                try {
+                  v.set("schema", Json.MAPPER.readTree(versions.get(i)));
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              }
+              return HttpReply.json(HttpResponseStatus.OK, Json.bytes(o));
+            });
+  }
+
+  /** {@code POST …/streams/{s}/schemas}: the body is the next schema version. */
+  private CompletableFuture<HttpReply> addSchema(Request r) {
+    String ns = r.var("ns");
+    String stream = r.var("s");
+    String schema = schemaText(r.body(), "body");
+    return ctx.log()
+        .addStreamSchema(ns, stream, schema)
+        .thenApply(
+            version -> {
+              ObjectNode o = Json.MAPPER.createObjectNode();
+              o.put("version", version);
+              return HttpReply.json(HttpResponseStatus.CREATED, Json.bytes(o));
+            });
   }
 
   private CompletableFuture<HttpReply> list(Request r) {
