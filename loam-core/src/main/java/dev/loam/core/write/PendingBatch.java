@@ -9,8 +9,8 @@ import java.util.Objects;
  * One encoded batch waiting in a WAL writer's buffer: its partition, its bytes (a RecordBatch v2
  * for encoding KAFKA, an arrow batch frame for ARROW, docs/formats/arrow-batch-v1.md; the encoding
  * becomes the WAL chunk's), the producer fields the sequencer checks, its fence when it is part of
- * a fenced append (null otherwise; docs/design/changelog.md), and the key its chunk is sealed
- * under ({@code sealWith}, null for a namespace written plain; docs/formats/wal-object-v2.md).
+ * a fenced append (null otherwise; docs/design/changelog.md), and the key its chunk is sealed under
+ * ({@code sealWith}, null for a namespace written plain; docs/formats/wal-object-v2.md).
  */
 public record PendingBatch(
     long streamId,

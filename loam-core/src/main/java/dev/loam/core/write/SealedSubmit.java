@@ -1,6 +1,7 @@
 package dev.loam.core.write;
 
 import dev.loam.core.crypto.NamespaceEncryption;
+import dev.loam.core.write.WalWriter.BatchAck;
 import dev.loam.wal.object.KeyEncryptionKey;
 import java.util.ArrayList;
 import java.util.List;

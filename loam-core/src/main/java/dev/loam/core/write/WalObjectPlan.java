@@ -4,7 +4,6 @@ import dev.loam.core.write.WalBuffer.Slot;
 import dev.loam.meta.command.CommitWal.BatchCommit;
 import dev.loam.meta.command.CommitWal.ChunkCommit;
 import dev.loam.wal.DurabilityClass;
-import dev.loam.wal.object.ChunkEncoding;
 import dev.loam.wal.object.ChunkIndexEntry;
 import dev.loam.wal.object.KeyEncryptionKey;
 import dev.loam.wal.object.SealedChunk;

@@ -351,7 +351,6 @@ public final class MetaStateMachine {
 
   WriterTable writers() {
     return writers;
-
   }
 
   SchemaTable schemas() {
