@@ -33,8 +33,11 @@ public final class JournalEntryCodec {
   /** Header and CRC: the bytes of an entry besides its body. */
   public static final int OVERHEAD = BODY_OFFSET + 4;
 
-  /** The largest body: 64 MiB, the largest batch a Loam writer accepts. */
-  public static final int MAX_BODY_BYTES = 64 * 1024 * 1024;
+  /**
+   * The largest body: 8 MiB, the WAL object size bound, so a batch that fits a journal also fits a
+   * leaderless WAL object and every Ratis buffer is sized by it.
+   */
+  public static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
 
   static final int TYPE_HOST = 1;
   static final int TYPE_APPEND = 2;

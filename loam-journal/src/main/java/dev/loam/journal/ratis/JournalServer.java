@@ -75,6 +75,10 @@ import org.slf4j.LoggerFactory;
 public final class JournalServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JournalServer.class);
 
+  /** The largest entry and its framing. */
+  private static final long ENTRY_BUFFER_BYTES =
+      JournalEntryCodec.MAX_BODY_BYTES + JournalEntryCodec.OVERHEAD + (64 << 10);
+
   private final JournalSettings settings;
   private final Executor executor;
   private final RaftPeerId localId;
@@ -189,11 +193,16 @@ public final class JournalServer implements AutoCloseable {
         p, SizeInBytes.valueOf(settings.logSegmentSizeBytes()));
     RaftServerConfigKeys.Log.setPreallocatedSize(
         p, SizeInBytes.valueOf(Math.min(4L << 20, settings.logSegmentSizeBytes())));
+    // Every buffer holds the largest entry: the appender's batch to a follower, the log's write
+    // buffer (Ratis requires it to exceed the appender's limit) and a gRPC message.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
-        p, SizeInBytes.valueOf(Math.max(4L << 20, JournalEntryCodec.MAX_BODY_BYTES + (1 << 20))));
-    GrpcConfigKeys.setMessageSizeMax(
-        p, SizeInBytes.valueOf(Math.max(8L << 20, JournalEntryCodec.MAX_BODY_BYTES + (2 << 20))));
+        p, SizeInBytes.valueOf(ENTRY_BUFFER_BYTES));
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(ENTRY_BUFFER_BYTES + 1024));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(ENTRY_BUFFER_BYTES + (1 << 20)));
+    // Purge to the snapshot even if a follower is behind: it then catches up by snapshot install.
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(
+        p, (int) Math.max(1, Math.min(1024, settings.snapshotThresholdEntries())));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, settings.snapshotThresholdEntries());
     RaftServerConfigKeys.Snapshot.setCreationGap(p, 1);

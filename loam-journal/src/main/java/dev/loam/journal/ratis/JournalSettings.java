@@ -141,6 +141,22 @@ public record JournalSettings(
         logSegmentSizeBytes);
   }
 
+  /** These settings with another Raft log segment size. */
+  public JournalSettings withLogSegmentSizeBytes(long n) {
+    return new JournalSettings(
+        nodeId,
+        address,
+        storageDir,
+        electionTimeoutMin,
+        electionTimeoutMax,
+        requestTimeout,
+        retryInterval,
+        maxAttempts,
+        maxUnsealedBytes,
+        snapshotThresholdEntries,
+        n);
+  }
+
   /** The host part of {@link #address}. */
   String bindHost() {
     return address.substring(0, address.lastIndexOf(':'));
