@@ -121,4 +121,14 @@ public interface MetaReader {
 
   /** The records of every consumer group of a namespace, sorted by group id. */
   List<GroupInfo> groups(String namespace);
+
+  /** The journal holding a quorum stream's partition, if it was assigned to one. */
+  default Optional<String> journalOf(long streamId, int partition) {
+    return Optional.empty();
+  }
+
+  /** A placed journal's replicas, node ids in placement order; empty for an unknown journal. */
+  default Optional<List<String>> journalReplicas(String journal) {
+    return Optional.empty();
+  }
 }

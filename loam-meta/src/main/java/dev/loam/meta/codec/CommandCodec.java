@@ -304,6 +304,10 @@ public final class CommandCodec {
       for (GroupPartition gp : c.partitions()) {
         w.i64(gp.streamId()).i32(gp.partition());
       }
+    } else if (JournalPlacementCodec.isPlacement(command)) {
+      w.u8(JournalPlacementCodec.tag(command));
+      writeOrigin(w, command.origin());
+      JournalPlacementCodec.writeBody(w, command);
     } else if (EventLedgerCodec.isLedger(command)) {
       w.u8(EventLedgerCodec.tag(command));
       writeOrigin(w, command.origin());
@@ -579,6 +583,9 @@ public final class CommandCodec {
               EventLedgerCodec.TAG_RELEASE_EVENTS,
               EventLedgerCodec.TAG_PRUNE_EVENTS ->
               EventLedgerCodec.readBody(r, tag, readOrigin(r));
+          case JournalPlacementCodec.TAG_PLACE_JOURNAL,
+              JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION ->
+              JournalPlacementCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

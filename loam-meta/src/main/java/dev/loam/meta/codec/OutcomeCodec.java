@@ -152,6 +152,8 @@ public final class OutcomeCodec {
     } else if (outcome instanceof Outcome.GroupChanged o) {
       w.u8(TAG_GROUP_CHANGED);
       w.string(o.namespace()).string(o.group()).i32(o.generation()).i32(o.offsets());
+    } else if (outcome instanceof Outcome.JournalPlaced o) {
+      JournalPlacementCodec.write(w, o);
     } else if (EventLedgerCodec.isLedger(outcome)) {
       EventLedgerCodec.write(w, outcome);
     } else {
@@ -240,6 +242,7 @@ public final class OutcomeCodec {
               EventLedgerCodec.TAG_EVENTS_COMPLETED,
               EventLedgerCodec.TAG_EVENTS_REMOVED ->
               EventLedgerCodec.read(r, tag);
+          case JournalPlacementCodec.TAG_JOURNAL_PLACED -> JournalPlacementCodec.read(r);
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

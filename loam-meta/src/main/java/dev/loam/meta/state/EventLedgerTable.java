@@ -228,9 +228,9 @@ final class EventLedgerTable {
   }
 
   /** Reads the section {@link #write} wrote (at least one entry); the catalog must be restored. */
-  void read(BinaryReader r) {
+  void read(BinaryReader r, int version) {
     int n = r.count("ledger.count", ENTRY_HEAD + 8);
-    if (n == 0) {
+    if (n == 0 && version == 9) {
       throw r.corrupt("ledger.count", "a version 9 snapshot holds at least one ledger entry");
     }
     Key prev = null;

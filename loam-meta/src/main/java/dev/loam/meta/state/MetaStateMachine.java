@@ -9,6 +9,7 @@ import dev.loam.meta.command.AcquireConsumerLease;
 import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
+import dev.loam.meta.command.AssignJournalPartition;
 import dev.loam.meta.command.ClaimEvents;
 import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
@@ -32,6 +33,7 @@ import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.RejectReason;
 import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.PlaceJournal;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.PruneEvents;
 import dev.loam.meta.command.RegisterNode;
@@ -78,9 +80,11 @@ public final class MetaStateMachine {
    * version 7 (version 6, its endpoints possibly none, plus the API keys) once a key exists;
    * version 8 (version 7, its keys possibly none, plus the consumer groups) while a group has a
    * record; version 9 (version 8, its groups possibly none, plus the CloudEvents dedupe ledger)
-   * while the ledger has an entry. Restore reads all nine (metastore-snapshot.md).
+   * while the ledger has an entry; version 13 (version 9 plus the quorum journals' placement) once
+   * a journal is placed. Versions 10 to 12 are not defined by this reader and are refused. Restore
+   * reads the others (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 9;
+  public static final int SNAPSHOT_VERSION = 13;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -101,6 +105,7 @@ public final class MetaStateMachine {
   private final ApiKeyTable apiKeys = new ApiKeyTable();
   private final GroupTable groups = new GroupTable(catalog);
   private final EventLedgerTable events = new EventLedgerTable(catalog);
+  private final JournalTable journals = new JournalTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -229,6 +234,10 @@ public final class MetaStateMachine {
       return groups.commitOffsets(c);
     } else if (command instanceof DeleteGroupOffsets c) {
       return groups.deleteOffsets(c);
+    } else if (command instanceof PlaceJournal c) {
+      return journals.place(c, cluster.nodes(), cluster.ownership());
+    } else if (command instanceof AssignJournalPartition c) {
+      return journals.assign(c);
     } else if (command instanceof ClaimEvents c) {
       // the claim's id is its log index: unique for the metastore's life, equal on every replica
       return events.claim(c, appliedIndex, now);
@@ -256,6 +265,7 @@ public final class MetaStateMachine {
     consumers.dropStream(s.info.id());
     groups.dropStream(s.info.id());
     events.dropStream(s.info.id());
+    journals.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -317,6 +327,10 @@ public final class MetaStateMachine {
 
   EventLedgerTable events() {
     return events;
+  }
+
+  JournalTable journals() {
+    return journals;
   }
 
   /** Sets the header fields of a state being restored (before any command is applied). */

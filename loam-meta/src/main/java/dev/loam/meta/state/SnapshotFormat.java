@@ -17,7 +17,8 @@ import java.util.zip.CRC32C;
  * 2 adds the retired objects; 3 adds the producer-id counter and named consumers; 4 adds node
  * liveness and stream ownership; 5 adds the cluster id (nullable from 6 on); 6 adds the nodes'
  * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
- * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger.
+ * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger (possibly
+ * none from 13 on); 13 adds the quorum journals' placement.
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -31,7 +32,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.events().isDefault()) {
+    if (!m.journals().isDefault()) {
+      return 13;
+    } else if (!m.events().isDefault()) {
       return 9;
     } else if (!m.groups().isDefault()) {
       return 8;
@@ -86,6 +89,9 @@ final class SnapshotFormat {
     if (version >= 9) {
       m.events().write(w);
     }
+    if (version >= 13) {
+      m.journals().write(w);
+    }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
     crc.update(body, 0, body.length);
@@ -107,7 +113,9 @@ final class SnapshotFormat {
       throw head.corrupt("magic", "bad magic=0x" + Integer.toHexString(magic));
     }
     int version = head.i16("version");
-    if (version < 1 || version > MetaStateMachine.SNAPSHOT_VERSION) {
+    if (version < 1
+        || version > MetaStateMachine.SNAPSHOT_VERSION
+        || (version > 9 && version < 13)) {
       throw head.corrupt("version", "unsupported version=" + version);
     }
     CRC32C crc = new CRC32C();
@@ -155,7 +163,10 @@ final class SnapshotFormat {
       m.groups().read(r, version);
     }
     if (version >= 9) {
-      m.events().read(r);
+      m.events().read(r, version);
+    }
+    if (version >= 13) {
+      m.journals().read(r);
     }
     r.expectEnd();
     return m;

@@ -217,4 +217,14 @@ final class StateView implements MetaReader {
     PartitionState p = catalog.partitionState(streamId, partition);
     return p == null ? Optional.empty() : Optional.ofNullable(p.entryForTimestamp(timestampMillis));
   }
+
+  @Override
+  public Optional<String> journalOf(long streamId, int partition) {
+    return machine.journals().journalOf(streamId, partition);
+  }
+
+  @Override
+  public Optional<List<String>> journalReplicas(String journal) {
+    return machine.journals().replicas(journal);
+  }
 }

@@ -366,8 +366,16 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> pruneEvents =
         Combinators.combine(origins(), Arbitraries.integers())
             .as(dev.loam.meta.command.PruneEvents::new);
+    Arbitrary<Command> placeJournal =
+        Combinators.combine(origins(), text(), Arbitraries.integers().between(1, 9))
+            .as(dev.loam.meta.command.PlaceJournal::new);
+    Arbitrary<Command> assignJournal =
+        Combinators.combine(origins(), Arbitraries.longs(), Arbitraries.integers())
+            .as(dev.loam.meta.command.AssignJournalPartition::new);
     return Arbitraries.oneOf(
         List.of(
+            placeJournal,
+            assignJournal,
             claimEvents,
             completeEvents,
             releaseEvents,
@@ -553,8 +561,13 @@ class CommandCodecPropertyTest {
         Combinators.combine(Arbitraries.integers(), Arbitraries.integers())
             .as(Outcome.EventsCompleted::new);
     Arbitrary<Outcome> eventsRemoved = Arbitraries.integers().map(Outcome.EventsRemoved::new);
+    Arbitrary<Outcome> journalPlaced =
+        Combinators.combine(
+                text(), text().list().ofMinSize(1).ofMaxSize(9), Arbitraries.of(true, false))
+            .as(Outcome.JournalPlaced::new);
     return Arbitraries.oneOf(
         List.of(
+            journalPlaced,
             eventsClaimed,
             eventsCompleted,
             eventsRemoved,
