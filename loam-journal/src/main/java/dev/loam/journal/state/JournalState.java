@@ -220,6 +220,41 @@ public final class JournalState {
     return new JournalRead(out, Optional.empty(), p.sealedOffset, p.nextOffset);
   }
 
+  /**
+   * For each hosted partition whose unsealed tail holds at least {@code minBytes}, its oldest tail
+   * batches (copies) from the sealed offset, up to about {@code maxBytes} (at least one batch): the
+   * next range to seal. In (stream, partition) order.
+   *
+   * @throws LoamException INVALID if a bound is not positive
+   */
+  public List<UnsealedRange> unsealed(long minBytes, long maxBytes) {
+    if (minBytes <= 0 || maxBytes <= 0) {
+      throw new LoamException(
+          Kind.INVALID,
+          "seal bounds must be positive minBytes=" + minBytes + " maxBytes=" + maxBytes);
+    }
+    List<UnsealedRange> out = new ArrayList<>();
+    for (var e : partitions.entrySet()) {
+      PartitionJournal p = e.getValue();
+      if (p.tail.isEmpty() || p.tailBytes < minBytes) {
+        continue;
+      }
+      List<byte[]> batches = new ArrayList<>();
+      long bytes = 0;
+      for (TailBatch b : p.tail) {
+        if (!batches.isEmpty() && bytes + b.bytes().length > maxBytes) {
+          break;
+        }
+        batches.add(b.bytes().clone());
+        bytes += b.bytes().length;
+      }
+      out.add(
+          new UnsealedRange(
+              e.getKey().streamId(), e.getKey().partition(), p.sealedOffset, batches));
+    }
+    return out;
+  }
+
   /** The partition's high watermark (the next offset), if the journal hosts it. */
   public OptionalLong highWatermark(long streamId, int partition) {
     PartitionJournal p = partitions.get(new PartitionKey(streamId, partition));

@@ -9,6 +9,7 @@ import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.entry.JournalResult.Reason;
 import dev.loam.journal.entry.SegmentPointer;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The journal state machine's rules (docs/design/quorum.md "The journal state machine"). */
@@ -133,5 +134,24 @@ class JournalStateTest {
         .isEqualTo(new JournalResult.Sealed(15));
     assertThat(s.read(1, 0, 14, 10).segment()).contains(new SegmentPointer(13, 15, "seg/b"));
     assertThat(s.unsealedBytes()).isZero();
+  }
+
+  @Test
+  void unsealedRangesStartAtTheSealedOffsetAndStopNearTheBound() {
+    s.apply(new JournalEntry.Host(1, 0, 0));
+    s.apply(new JournalEntry.Host(1, 1, 0));
+    byte[] b = Batches.plain("z".repeat(100), 1);
+    for (int i = 0; i < 4; i++) {
+      append(1, 0, Batches.plain("z".repeat(100), 1));
+    }
+    append(1, 1, Batches.plain("small", 1));
+    List<UnsealedRange> rs = s.unsealed(2L * b.length, 2L * b.length);
+    assertThat(rs).hasSize(1);
+    assertThat(rs.get(0).partition()).isZero();
+    assertThat(rs.get(0).baseOffset()).isZero();
+    assertThat(rs.get(0).batches()).hasSize(2);
+    s.apply(new JournalEntry.Seal(1, 0, new SegmentPointer(0, 2, "seg")));
+    assertThat(s.unsealed(1, 1)).extracting(UnsealedRange::baseOffset).containsExactly(2L, 0L);
+    assertThatThrownBy(() -> s.unsealed(0, 1)).hasMessageContaining("minBytes=0");
   }
 }
