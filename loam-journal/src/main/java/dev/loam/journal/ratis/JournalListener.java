@@ -8,4 +8,11 @@ import dev.loam.journal.entry.JournalResult;
 public interface JournalListener {
   /** Called on the journal's apply thread; must not block. */
   void applied(JournalEntry entry, JournalResult result);
+
+  /**
+   * The replica's state was replaced by a snapshot (one installed from the leader after this
+   * replica fell behind its log purge): entries up to the snapshot arrive without {@link #applied},
+   * so a waiter rechecks what it waits for. Called outside the state lock.
+   */
+  default void reloaded() {}
 }

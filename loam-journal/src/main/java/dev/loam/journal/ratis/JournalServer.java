@@ -84,8 +84,7 @@ public final class JournalServer implements AutoCloseable {
   private final RaftPeerId localId;
   private final Map<RaftGroupId, JournalStateMachine> machines = new ConcurrentHashMap<>();
   private final Map<RaftGroupId, RaftClient> clients = new ConcurrentHashMap<>();
-  private final Map<RaftGroupId, List<JournalStateMachine.Listener>> listeners =
-      new ConcurrentHashMap<>();
+  private final Map<RaftGroupId, List<JournalListener>> listeners = new ConcurrentHashMap<>();
   private final ClientId adminClientId = ClientId.randomId();
   private final AtomicLong adminCallId = new AtomicLong();
   private final RaftServer server;
@@ -163,12 +162,26 @@ public final class JournalServer implements AutoCloseable {
         new JournalStateMachine(
             id.getUuid().toString(),
             settings.maxUnsealedBytes(),
-            (entry, result) -> {
-              for (JournalStateMachine.Listener l : listeners.getOrDefault(id, List.of())) {
-                try {
-                  l.applied(entry, result);
-                } catch (RuntimeException e) {
-                  LOG.warn("journal apply listener failed group={}", id, e);
+            new JournalStateMachine.Listener() {
+              @Override
+              public void applied(JournalEntry entry, JournalResult result) {
+                for (JournalListener l : listeners.getOrDefault(id, List.of())) {
+                  try {
+                    l.applied(entry, result);
+                  } catch (RuntimeException e) {
+                    LOG.warn("journal apply listener failed group={}", id, e);
+                  }
+                }
+              }
+
+              @Override
+              public void reloaded() {
+                for (JournalListener l : listeners.getOrDefault(id, List.of())) {
+                  try {
+                    l.reloaded();
+                  } catch (RuntimeException e) {
+                    LOG.warn("journal reload listener failed group={}", id, e);
+                  }
                 }
               }
             });
@@ -417,14 +430,18 @@ public final class JournalServer implements AutoCloseable {
 
   /**
    * Calls {@code listener} with every entry this replica applies for {@code journal} and its
-   * result, in log order, on the journal's apply thread (it must not block). For long polls that
-   * wake on a commit.
+   * result, in log order, on the journal's apply thread (it must not block), and after every
+   * snapshot reload. For long polls that wake on a commit.
+   *
+   * @return closing it removes the listener
    */
-  public void onApplied(String journal, JournalListener listener) {
+  public AutoCloseable onApplied(String journal, JournalListener listener) {
     Objects.requireNonNull(listener, "listener");
-    listeners
-        .computeIfAbsent(groupId(journal), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-        .add(listener::applied);
+    List<JournalListener> ls =
+        listeners.computeIfAbsent(
+            groupId(journal), k -> new java.util.concurrent.CopyOnWriteArrayList<>());
+    ls.add(listener);
+    return () -> ls.remove(listener);
   }
 
   /** Whether this replica is the journal's leader now. */

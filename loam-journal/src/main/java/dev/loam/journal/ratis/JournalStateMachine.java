@@ -57,9 +57,12 @@ import org.slf4j.LoggerFactory;
 final class JournalStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(JournalStateMachine.class);
 
-  /** Told of every applied entry, under the write lock, in log order. */
+  /** Told of every applied entry, under the write lock, in log order, and of every reload. */
   interface Listener {
     void applied(JournalEntry entry, JournalResult result);
+
+    /** The state was replaced by a snapshot's (start, or one installed from the leader). */
+    void reloaded();
   }
 
   private final String journal;
@@ -136,6 +139,7 @@ final class JournalStateMachine extends BaseStateMachine {
       lock.writeLock().unlock();
     }
     LOG.info("journal state loaded journal={} at={} snapshot={}", journal, at, latest);
+    listener.reloaded();
   }
 
   private void deleteTempSnapshots() throws IOException {

@@ -112,20 +112,36 @@ final class JournalTestCluster implements AutoCloseable {
   void awaitHighWatermark(String id, long stream, int partition, long highWatermark) {
     JournalServer s = servers.get(id);
     CompletableFuture<Void> reached = new CompletableFuture<>();
-    s.onApplied(
-        JOURNAL,
-        (entry, result) -> {
-          if (entry.streamId() == stream
-              && entry.partition() == partition
-              && result instanceof JournalResult.Appended a
-              && a.lastOffset() + 1 >= highWatermark) {
-            reached.complete(null);
-          }
-        });
-    if (s.highWatermark(JOURNAL, stream, partition).orElse(-1) >= highWatermark) {
-      return;
+    AutoCloseable registration =
+        s.onApplied(
+            JOURNAL,
+            new JournalListener() {
+              @Override
+              public void applied(JournalEntry entry, JournalResult result) {
+                if (entry.streamId() == stream
+                    && entry.partition() == partition
+                    && result instanceof JournalResult.Appended a
+                    && a.lastOffset() + 1 >= highWatermark) {
+                  reached.complete(null);
+                }
+              }
+
+              @Override
+              public void reloaded() {
+                // A snapshot installed from the leader: its entries come without apply calls.
+                if (s.highWatermark(JOURNAL, stream, partition).orElse(-1) >= highWatermark) {
+                  reached.complete(null);
+                }
+              }
+            });
+    try (AutoCloseable r = registration) {
+      if (s.highWatermark(JOURNAL, stream, partition).orElse(-1) >= highWatermark) {
+        return;
+      }
+      get(reached);
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
-    get(reached);
   }
 
   static <T> T get(CompletableFuture<T> f) {
