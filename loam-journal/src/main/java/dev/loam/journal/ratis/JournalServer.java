@@ -444,6 +444,48 @@ public final class JournalServer implements AutoCloseable {
     return () -> ls.remove(listener);
   }
 
+  /**
+   * Asks the journal's leader to hand leadership to {@code nodeId} (the placement hint: a leader in
+   * the producers' zone saves them a cross-zone hop). Runs on the executor; completes once {@code
+   * nodeId} leads, or fails UNAVAILABLE if the transfer did not finish within {@code timeout} (the
+   * old leader keeps leading, or an election picks another) or INVALID if the node is not a
+   * replica.
+   */
+  public CompletableFuture<Void> transferLeadership(
+      String journal, String nodeId, Duration timeout) {
+    Objects.requireNonNull(nodeId, "nodeId");
+    Objects.requireNonNull(timeout, "timeout");
+    return CompletableFuture.runAsync(
+        () -> {
+          RaftClient c = client(journal);
+          RaftPeerId target = RaftPeerId.valueOf(nodeId);
+          boolean replica =
+              division(groupId(journal)).getRaftConf().getCurrentPeers().stream()
+                  .anyMatch(p -> p.getId().equals(target));
+          if (!replica) {
+            throw new LoamException(
+                Kind.INVALID,
+                "not a replica of the journal journal=" + journal + " node=" + nodeId);
+          }
+          RaftClientReply reply;
+          try {
+            reply = c.admin().transferLeadership(target, timeout.toMillis());
+          } catch (IOException | RuntimeException e) {
+            throw new LoamException(
+                Kind.UNAVAILABLE,
+                "leadership transfer failed journal=" + journal + " node=" + nodeId,
+                e);
+          }
+          if (!reply.isSuccess()) {
+            throw new LoamException(
+                Kind.UNAVAILABLE,
+                "leadership transfer failed journal=" + journal + " node=" + nodeId,
+                reply.getException());
+          }
+        },
+        executor);
+  }
+
   /** Whether this replica is the journal's leader now. */
   public boolean isLeader(String journal) {
     DivisionInfo info = info(journal);

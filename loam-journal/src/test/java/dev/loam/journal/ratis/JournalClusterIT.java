@@ -163,6 +163,28 @@ class JournalClusterIT {
   }
 
   @Test
+  void leadershipMovesToTheHintedReplicaAndAppendsGoOn() {
+    try (JournalTestCluster c = new JournalTestCluster(dir, 3, s -> s)) {
+      String leader = c.awaitLeader();
+      c.propose(leader, new JournalEntry.Host(STREAM, 0, 0));
+      c.propose(leader, new JournalEntry.Append(STREAM, 0, Batches.plain("a", 1)));
+      String target = c.running().stream().filter(id -> !id.equals(leader)).findFirst().get();
+      long t0 = System.nanoTime();
+      JournalTestCluster.get(
+          c.server(leader).transferLeadership(JOURNAL, target, Duration.ofSeconds(5)));
+      assertThat(since(t0)).isLessThan(Duration.ofSeconds(3));
+      assertThat(c.awaitLeader()).isEqualTo(target);
+      assertThat(c.propose(leader, new JournalEntry.Append(STREAM, 0, Batches.plain("b", 1))))
+          .isEqualTo(new JournalResult.Appended(1, 1));
+      assertThatThrownBy(
+              () ->
+                  JournalTestCluster.get(
+                      c.server(target).transferLeadership(JOURNAL, "n9", Duration.ofSeconds(1))))
+          .hasStackTraceContaining("not a replica of the journal journal=j1 node=n9");
+    }
+  }
+
+  @Test
   void aNodeThatIsNotAReplicaIsRefused() {
     try (JournalTestCluster c = new JournalTestCluster(dir, 3, s -> s)) {
       JournalServer s = c.server("n1");
