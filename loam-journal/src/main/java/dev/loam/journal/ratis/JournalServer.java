@@ -8,6 +8,7 @@ import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.entry.JournalResultCodec;
 import dev.loam.journal.state.JournalRead;
 import dev.loam.journal.state.JournalState;
+import dev.loam.tls.ReloadingTls;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,6 +32,7 @@ import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
@@ -88,6 +90,10 @@ public final class JournalServer implements AutoCloseable {
   private final ClientId adminClientId = ClientId.randomId();
   private final AtomicLong adminCallId = new AtomicLong();
   private final RaftServer server;
+
+  /** The transport of the server and of every client: mutual TLS when configured. */
+  private final Parameters parameters = new Parameters();
+
   private volatile boolean closed;
 
   private JournalServer(JournalSettings settings, Executor executor) throws IOException {
@@ -95,12 +101,22 @@ public final class JournalServer implements AutoCloseable {
     this.executor = executor;
     this.localId = RaftPeerId.valueOf(settings.nodeId());
     Files.createDirectories(settings.storageDir());
+    // One TLS configuration for the server and the clients: Ratis uses the general TLS settings
+    // for each side not given its own.
+    settings
+        .peerTls()
+        .map(ReloadingTls::open)
+        .ifPresent(
+            t ->
+                GrpcConfigKeys.TLS.setConf(
+                    parameters,
+                    new GrpcTlsConfig(t.keyManager(), t.trustManager().orElseThrow(), true)));
     this.server =
         RaftServer.newBuilder()
             .setServerId(localId)
             .setStateMachineRegistry(this::newStateMachine)
             .setProperties(serverProperties())
-            .setParameters(new Parameters())
+            .setParameters(parameters)
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
   }
@@ -123,9 +139,10 @@ public final class JournalServer implements AutoCloseable {
       s = new JournalServer(settings, executor);
       s.server.start();
       LOG.info(
-          "journal server listening node={} address={} journals={}",
+          "journal server listening node={} address={} tls={} journals={}",
           settings.nodeId(),
           settings.address(),
+          settings.peerTls().isPresent() ? "mutual" : "off",
           s.server.getGroupIds());
       return s;
     } catch (IOException | RuntimeException e) {
@@ -363,7 +380,7 @@ public final class JournalServer implements AutoCloseable {
     RaftClient.Builder b =
         RaftClient.newBuilder()
             .setProperties(props)
-            .setParameters(new Parameters())
+            .setParameters(parameters)
             .setRaftGroup(RaftGroup.valueOf(id, d.getRaftConf().getCurrentPeers()))
             .setRetryPolicy(
                 RetryPolicies.retryUpToMaximumCountWithFixedSleep(

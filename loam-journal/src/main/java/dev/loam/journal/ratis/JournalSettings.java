@@ -2,9 +2,11 @@ package dev.loam.journal.ratis;
 
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
+import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A node's journal server settings. Validated at construction; every duration positive.
@@ -22,6 +24,8 @@ import java.util.Objects;
  *     every replica of a journal
  * @param snapshotThresholdEntries a snapshot every this many applied log entries (10 000)
  * @param logSegmentSizeBytes Ratis log segment size (8 MiB)
+ * @param peerTls when present, every connection of the journal port (replica to replica, and this
+ *     node's clients) speaks mutual TLS with these files; it must require client certificates
  */
 public record JournalSettings(
     String nodeId,
@@ -34,7 +38,8 @@ public record JournalSettings(
     int maxAttempts,
     long maxUnsealedBytes,
     long snapshotThresholdEntries,
-    long logSegmentSizeBytes) {
+    long logSegmentSizeBytes,
+    Optional<TlsSettings> peerTls) {
 
   /**
    * @throws LoamException INVALID naming the setting that is out of range
@@ -43,6 +48,13 @@ public record JournalSettings(
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(storageDir, "storageDir");
+    Objects.requireNonNull(peerTls, "peerTls");
+    if (peerTls.isPresent() && !peerTls.get().requiresClientCertificate()) {
+      throw new LoamException(
+          Kind.INVALID,
+          "journal peer TLS must require client certificates (mutual TLS) certificate="
+              + peerTls.get().certificateChain());
+    }
     if (!nodeId.matches("[A-Za-z0-9._-]{1,128}")) {
       throw new LoamException(Kind.INVALID, "journal nodeId is malformed nodeId=" + nodeId);
     }
@@ -90,7 +102,8 @@ public record JournalSettings(
         60,
         256L << 20,
         10_000,
-        8L << 20);
+        8L << 20,
+        Optional.empty());
   }
 
   /** These settings with another election timeout range. */
@@ -106,7 +119,8 @@ public record JournalSettings(
         maxAttempts,
         maxUnsealedBytes,
         snapshotThresholdEntries,
-        logSegmentSizeBytes);
+        logSegmentSizeBytes,
+        peerTls);
   }
 
   /** These settings with another snapshot threshold. */
@@ -122,7 +136,8 @@ public record JournalSettings(
         maxAttempts,
         maxUnsealedBytes,
         n,
-        logSegmentSizeBytes);
+        logSegmentSizeBytes,
+        peerTls);
   }
 
   /** These settings with another bound on unsealed bytes. */
@@ -138,7 +153,8 @@ public record JournalSettings(
         maxAttempts,
         n,
         snapshotThresholdEntries,
-        logSegmentSizeBytes);
+        logSegmentSizeBytes,
+        peerTls);
   }
 
   /** These settings with another Raft log segment size. */
@@ -154,7 +170,25 @@ public record JournalSettings(
         maxAttempts,
         maxUnsealedBytes,
         snapshotThresholdEntries,
-        n);
+        n,
+        peerTls);
+  }
+
+  /** These settings with mutual TLS on the journal port. */
+  public JournalSettings withPeerTls(TlsSettings tls) {
+    return new JournalSettings(
+        nodeId,
+        address,
+        storageDir,
+        electionTimeoutMin,
+        electionTimeoutMax,
+        requestTimeout,
+        retryInterval,
+        maxAttempts,
+        maxUnsealedBytes,
+        snapshotThresholdEntries,
+        logSegmentSizeBytes,
+        Optional.of(tls));
   }
 
   /** The host part of {@link #address}. */
