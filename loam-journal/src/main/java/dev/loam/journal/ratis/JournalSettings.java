@@ -174,6 +174,23 @@ public record JournalSettings(
         peerTls);
   }
 
+  /** These settings with another proposal retry budget. */
+  public JournalSettings withRetries(Duration requestTimeout, int maxAttempts) {
+    return new JournalSettings(
+        nodeId,
+        address,
+        storageDir,
+        electionTimeoutMin,
+        electionTimeoutMax,
+        requestTimeout,
+        retryInterval,
+        maxAttempts,
+        maxUnsealedBytes,
+        snapshotThresholdEntries,
+        logSegmentSizeBytes,
+        peerTls);
+  }
+
   /** These settings with mutual TLS on the journal port. */
   public JournalSettings withPeerTls(TlsSettings tls) {
     return new JournalSettings(

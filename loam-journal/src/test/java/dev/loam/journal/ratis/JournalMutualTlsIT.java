@@ -8,6 +8,7 @@ import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.tls.TestPki;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,11 +29,12 @@ class JournalMutualTlsIT {
             dir,
             3,
             s ->
-                s.withPeerTls(
-                    (s.nodeId().equals("n3") ? stranger : ca)
-                        .issue(s.nodeId())
-                        .settings()
-                        .withClientCa(ca.caCertificate())))) {
+                (s.nodeId().equals("n3") ? s.withRetries(Duration.ofSeconds(1), 3) : s)
+                    .withPeerTls(
+                        (s.nodeId().equals("n3") ? stranger : ca)
+                            .issue(s.nodeId())
+                            .settings()
+                            .withClientCa(ca.caCertificate())))) {
       String leader = c.awaitLeader();
       assertThat(leader).isNotEqualTo("n3");
       c.propose(leader, new JournalEntry.Host(1, 0, 0));
