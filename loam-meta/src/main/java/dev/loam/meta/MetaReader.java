@@ -127,6 +127,16 @@ public interface MetaReader {
     return Optional.empty();
   }
 
+  /** Every placed journal and its replicas (node ids in placement order), by name. */
+  default java.util.SortedMap<String, List<String>> journals() {
+    return java.util.Collections.emptySortedMap();
+  }
+
+  /** The partitions assigned to a journal, by (stream, partition); empty for an unknown one. */
+  default List<dev.loam.meta.command.JournalPartition> journalPartitions(String journal) {
+    return List.of();
+  }
+
   /** A placed journal's replicas, node ids in placement order; empty for an unknown journal. */
   default Optional<List<String>> journalReplicas(String journal) {
     return Optional.empty();

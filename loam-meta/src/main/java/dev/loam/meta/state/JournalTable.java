@@ -167,6 +167,22 @@ final class JournalTable {
     return Optional.ofNullable(m == null ? null : m.get(partition));
   }
 
+  java.util.SortedMap<String, List<String>> journals() {
+    return java.util.Collections.unmodifiableSortedMap(new TreeMap<>(journals));
+  }
+
+  List<dev.loam.meta.command.JournalPartition> partitionsOf(String journal) {
+    List<dev.loam.meta.command.JournalPartition> out = new ArrayList<>();
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : assignments.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        if (p.getValue().equals(journal)) {
+          out.add(new dev.loam.meta.command.JournalPartition(e.getKey(), p.getKey()));
+        }
+      }
+    }
+    return out;
+  }
+
   Optional<List<String>> replicas(String journal) {
     return Optional.ofNullable(journals.get(journal));
   }

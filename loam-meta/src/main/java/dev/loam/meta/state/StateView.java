@@ -224,6 +224,16 @@ final class StateView implements MetaReader {
   }
 
   @Override
+  public java.util.SortedMap<String, List<String>> journals() {
+    return machine.journals().journals();
+  }
+
+  @Override
+  public List<dev.loam.meta.command.JournalPartition> journalPartitions(String journal) {
+    return machine.journals().partitionsOf(journal);
+  }
+
+  @Override
   public Optional<List<String>> journalReplicas(String journal) {
     return machine.journals().replicas(journal);
   }

@@ -118,6 +118,11 @@ class JournalPlacementTest {
     assertThat(again.journal()).isEqualTo("j2");
     assertThat(again.alreadyPlaced()).isTrue();
     assertThat(m.reader().journalOf(q, 2)).contains("j1");
+    assertThat(m.reader().journals().keySet()).containsExactly("j1", "j2");
+    assertThat(m.reader().journalPartitions("j1"))
+        .containsExactly(
+            new dev.loam.meta.command.JournalPartition(q, 0),
+            new dev.loam.meta.command.JournalPartition(q, 2));
     assertThat(((Outcome.Rejected) apply(new AssignJournalPartition(o("a"), standard, 0))).reason())
         .isEqualTo(RejectReason.INVALID);
     assertThat(((Outcome.Rejected) apply(new AssignJournalPartition(o("a"), q, 3))).reason())
