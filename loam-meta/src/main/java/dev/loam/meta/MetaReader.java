@@ -146,4 +146,24 @@ public interface MetaReader {
 
   /** Every writer lease on one partition, sorted by source. */
   List<WriterLease> writerLeases(long streamId, int partition);
+
+  /** The journal holding a quorum stream's partition, if it was assigned to one. */
+  default Optional<String> journalOf(long streamId, int partition) {
+    return Optional.empty();
+  }
+
+  /** Every placed journal and its replicas (node ids in placement order), by name. */
+  default java.util.SortedMap<String, List<String>> journals() {
+    return java.util.Collections.emptySortedMap();
+  }
+
+  /** The partitions assigned to a journal, by (stream, partition); empty for an unknown one. */
+  default List<dev.loam.meta.command.JournalPartition> journalPartitions(String journal) {
+    return List.of();
+  }
+
+  /** A placed journal's replicas, node ids in placement order; empty for an unknown journal. */
+  default Optional<List<String>> journalReplicas(String journal) {
+    return Optional.empty();
+  }
 }

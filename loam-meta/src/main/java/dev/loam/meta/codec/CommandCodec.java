@@ -312,6 +312,10 @@ public final class CommandCodec {
       w.u8(WriterLeaseCodec.TAG_ACQUIRE_WRITER_LEASE);
       writeOrigin(w, c.origin());
       WriterLeaseCodec.writeAcquire(w, c);
+    } else if (JournalPlacementCodec.isPlacement(command)) {
+      w.u8(JournalPlacementCodec.tag(command));
+      writeOrigin(w, command.origin());
+      JournalPlacementCodec.writeBody(w, command);
     } else if (EventLedgerCodec.isLedger(command)) {
       w.u8(EventLedgerCodec.tag(command));
       writeOrigin(w, command.origin());
@@ -604,6 +608,9 @@ public final class CommandCodec {
               NamespaceKeyCodec.readBody(r, tag, readOrigin(r));
           case StreamSchemaCodec.TAG_CREATE_ARROW_STREAM, StreamSchemaCodec.TAG_ADD_STREAM_SCHEMA ->
               StreamSchemaCodec.readBody(r, tag, readOrigin(r));
+          case JournalPlacementCodec.TAG_PLACE_JOURNAL,
+              JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION ->
+              JournalPlacementCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };
     r.expectEnd();

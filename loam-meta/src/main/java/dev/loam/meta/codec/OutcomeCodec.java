@@ -155,6 +155,8 @@ public final class OutcomeCodec {
     } else if (outcome instanceof Outcome.GroupChanged o) {
       w.u8(TAG_GROUP_CHANGED);
       w.string(o.namespace()).string(o.group()).i32(o.generation()).i32(o.offsets());
+    } else if (outcome instanceof Outcome.JournalPlaced o) {
+      JournalPlacementCodec.write(w, o);
     } else if (EventLedgerCodec.isLedger(outcome)) {
       EventLedgerCodec.write(w, outcome);
     } else if (NamespaceKeyCodec.isKeyOutcome(outcome)) {
@@ -252,6 +254,7 @@ public final class OutcomeCodec {
               EventLedgerCodec.read(r, tag);
           case NamespaceKeyCodec.TAG_NAMESPACE_KEYS_CHANGED -> NamespaceKeyCodec.read(r);
           case StreamSchemaCodec.TAG_SCHEMA_ADDED -> StreamSchemaCodec.read(r);
+          case JournalPlacementCodec.TAG_JOURNAL_PLACED -> JournalPlacementCodec.read(r);
           default -> throw r.corrupt("tag", "unknown outcome tag=" + tag);
         };
     r.expectEnd();

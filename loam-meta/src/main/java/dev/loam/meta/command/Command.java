@@ -6,6 +6,8 @@ package dev.loam.meta.command;
  */
 public sealed interface Command
     permits RegisterNode,
+        PlaceJournal,
+        AssignJournalPartition,
         CreateNamespace,
         DeleteNamespace,
         CreateStream,

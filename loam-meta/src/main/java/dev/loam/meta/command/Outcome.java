@@ -71,6 +71,17 @@ public sealed interface Outcome {
   /** ReleaseEvents or PruneEvents was applied: ledger entries removed. */
   record EventsRemoved(int removed) implements Outcome {}
 
+  /**
+   * PlaceJournal or AssignJournalPartition: the journal's replicas, node ids in placement order.
+   * {@code alreadyPlaced}: the journal (or the partition's assignment) existed, nothing changed.
+   */
+  record JournalPlaced(String journal, List<String> replicas, boolean alreadyPlaced)
+      implements Outcome {
+    public JournalPlaced {
+      replicas = List.copyOf(replicas);
+    }
+  }
+
   /** Why a command was refused. */
   enum RejectReason {
     /** The proposer's node epoch is lower than the registered one (a zombie process). */

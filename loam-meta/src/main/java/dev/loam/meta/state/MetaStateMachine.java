@@ -12,6 +12,7 @@ import dev.loam.meta.command.AddPartitions;
 import dev.loam.meta.command.AddStreamSchema;
 import dev.loam.meta.command.AdvanceGroupGeneration;
 import dev.loam.meta.command.AllocateProducerIds;
+import dev.loam.meta.command.AssignJournalPartition;
 import dev.loam.meta.command.ClaimEvents;
 import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
@@ -37,6 +38,7 @@ import dev.loam.meta.command.OpenStream;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.RejectReason;
 import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.PlaceJournal;
 import dev.loam.meta.command.PlaceStream;
 import dev.loam.meta.command.PruneEvents;
 import dev.loam.meta.command.RegisterNode;
@@ -87,10 +89,11 @@ public final class MetaStateMachine {
    * namespaces' keys) once a namespace has a key; version 11 (version 10, its keys possibly none,
    * plus the writer leases of fenced appends) while a writer lease exists or a dedupe record holds
    * a fenced batch's verdict; version 12 (version 11, its leases possibly none, plus the arrow
-   * streams' schema versions) while an arrow stream exists. Restore reads all twelve
-   * (metastore-snapshot.md).
+   * streams' schema versions) while an arrow stream exists; version 13 (version 12, its schemas
+   * possibly none, plus the quorum journals' placement) once a journal is placed. Restore reads all
+   * thirteen (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 12;
+  public static final int SNAPSHOT_VERSION = 13;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -114,6 +117,7 @@ public final class MetaStateMachine {
   private final NamespaceKeyTable namespaceKeys = new NamespaceKeyTable(catalog);
   private final WriterTable writers = new WriterTable(catalog);
   private final SchemaTable schemas = new SchemaTable(catalog);
+  private final JournalTable journals = new JournalTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
 
@@ -243,6 +247,10 @@ public final class MetaStateMachine {
       return groups.commitOffsets(c);
     } else if (command instanceof DeleteGroupOffsets c) {
       return groups.deleteOffsets(c);
+    } else if (command instanceof PlaceJournal c) {
+      return journals.place(c, cluster.nodes(), cluster.ownership());
+    } else if (command instanceof AssignJournalPartition c) {
+      return journals.assign(c);
     } else if (command instanceof ClaimEvents c) {
       // the claim's id is its log index: unique for the metastore's life, equal on every replica
       return events.claim(c, appliedIndex, now);
@@ -282,6 +290,7 @@ public final class MetaStateMachine {
     events.dropStream(s.info.id());
     writers.dropStream(s.info.id());
     schemas.dropStream(s.info.id());
+    journals.dropStream(s.info.id());
     // Its objects lose these references; those referenced by nothing else are retired for GC.
     for (PartitionState p : s.partitions) {
       for (IndexEntry e : p.entries) {
@@ -355,6 +364,10 @@ public final class MetaStateMachine {
 
   SchemaTable schemas() {
     return schemas;
+  }
+
+  JournalTable journals() {
+    return journals;
   }
 
   /** Sets the header fields of a state being restored (before any command is applied). */

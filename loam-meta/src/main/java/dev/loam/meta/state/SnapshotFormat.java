@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
  * named endpoints (possibly none from 7 on); 7 adds the API keys (possibly none from 8 on); 8 adds
  * the consumer groups (possibly none from 9 on); 9 adds the CloudEvents dedupe ledger; 10 adds the
  * namespaces' keys; 11 adds the writer leases of fenced appends (possibly no keys); 12 adds the
- * arrow streams' schema versions (possibly no leases).
+ * arrow streams' schema versions (possibly no leases); 13 adds the quorum journals' placement
+ * (possibly no schemas).
  */
 final class SnapshotFormat {
   /** Snapshot magic, ASCII {@code LMSS}. */
@@ -33,7 +34,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.schemas().isDefault()) {
+    if (!m.journals().isDefault()) {
+      return 13;
+    } else if (!m.schemas().isDefault()) {
       return 12;
     } else if (!m.writers().isDefault() || m.dedupe().holdsFencedVerdicts()) {
       return 11;
@@ -103,6 +106,9 @@ final class SnapshotFormat {
     }
     if (version >= 12) {
       m.schemas().write(w);
+    }
+    if (version >= 13) {
+      m.journals().write(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -183,6 +189,9 @@ final class SnapshotFormat {
     }
     if (version >= 12) {
       m.schemas().read(r, version);
+    }
+    if (version >= 13) {
+      m.journals().read(r);
     }
     r.expectEnd();
     return m;

@@ -243,4 +243,24 @@ final class StateView implements MetaReader {
     PartitionState p = catalog.partitionState(streamId, partition);
     return p == null ? Optional.empty() : Optional.ofNullable(p.entryForTimestamp(timestampMillis));
   }
+
+  @Override
+  public Optional<String> journalOf(long streamId, int partition) {
+    return machine.journals().journalOf(streamId, partition);
+  }
+
+  @Override
+  public java.util.SortedMap<String, List<String>> journals() {
+    return machine.journals().journals();
+  }
+
+  @Override
+  public List<dev.loam.meta.command.JournalPartition> journalPartitions(String journal) {
+    return machine.journals().partitionsOf(journal);
+  }
+
+  @Override
+  public Optional<List<String>> journalReplicas(String journal) {
+    return machine.journals().replicas(journal);
+  }
 }

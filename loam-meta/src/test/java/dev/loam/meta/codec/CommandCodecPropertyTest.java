@@ -410,11 +410,19 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> addSchema =
         Combinators.combine(origins(), text(), text(), Arbitraries.integers(), text())
             .as(dev.loam.meta.command.AddStreamSchema::new);
+    Arbitrary<Command> placeJournal =
+        Combinators.combine(origins(), text(), Arbitraries.integers().between(1, 9))
+            .as(dev.loam.meta.command.PlaceJournal::new);
+    Arbitrary<Command> assignJournal =
+        Combinators.combine(origins(), Arbitraries.longs(), Arbitraries.integers())
+            .as(dev.loam.meta.command.AssignJournalPartition::new);
     return Arbitraries.oneOf(
         List.of(
             acquireWriter,
             createArrow,
             addSchema,
+            placeJournal,
+            assignJournal,
             claimEvents,
             completeEvents,
             releaseEvents,
@@ -605,9 +613,14 @@ class CommandCodecPropertyTest {
     Arbitrary<Outcome> schemaAdded =
         Combinators.combine(Arbitraries.longs(), Arbitraries.integers().greaterOrEqual(2))
             .as(Outcome.SchemaAdded::new);
+    Arbitrary<Outcome> journalPlaced =
+        Combinators.combine(
+                text(), text().list().ofMinSize(1).ofMaxSize(9), Arbitraries.of(true, false))
+            .as(Outcome.JournalPlaced::new);
     return Arbitraries.oneOf(
         List.of(
             schemaAdded,
+            journalPlaced,
             eventsClaimed,
             eventsCompleted,
             eventsRemoved,

@@ -256,6 +256,18 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesSchemas.SNAPSHOT_V12,
         state(MetaGoldenFixturesSchemas.snapshotV12Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournals.COMMANDS_V1_JOURNALS,
+        frame(MetaGoldenFixturesJournals.commandsJournals().stream().map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournals.OUTCOMES_V1_JOURNALS,
+        frame(MetaGoldenFixturesJournals.outcomesJournals().stream().map(OutcomeCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournals.SNAPSHOT_V13,
+        state(MetaGoldenFixturesJournals.snapshotV13Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
