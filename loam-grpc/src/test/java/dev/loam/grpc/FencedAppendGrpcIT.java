@@ -138,4 +138,45 @@ class FencedAppendGrpcIT {
         "invalid",
         () -> append(1, SourceGroup.newBuilder().setSourceFrom(4).setSourceTo(4).build()));
   }
+
+  @Test
+  void aChangelogIsCreatedOnlyForACompactedSource() {
+    var admin = AdminServiceGrpc.newBlockingStub(t.client.channel(t.address()));
+    admin.createStream(
+        CreateStreamRequest.newBuilder()
+            .setNamespace("shop")
+            .setStream("rows")
+            .setSpec(StreamSpec.newBuilder().setPartitions(2).setCompacted(true))
+            .build());
+    var d =
+        writers.createChangelog(
+            dev.loam.grpc.v1.CreateChangelogRequest.newBuilder()
+                .setNamespace("shop")
+                .setStream("rows-changes")
+                .setSourceStream("rows")
+                .setMode(dev.loam.grpc.v1.ChangelogMode.CHANGELOG_MODE_UPSERT)
+                .build());
+    assertThat(d.getPartitionsCount()).isEqualTo(2);
+    failure(
+        Status.Code.INVALID_ARGUMENT,
+        "invalid",
+        () ->
+            writers.createChangelog(
+                dev.loam.grpc.v1.CreateChangelogRequest.newBuilder()
+                    .setNamespace("shop")
+                    .setStream("totals-changes")
+                    .setSourceStream("totals")
+                    .setMode(dev.loam.grpc.v1.ChangelogMode.CHANGELOG_MODE_FULL)
+                    .build()));
+    failure(
+        Status.Code.INVALID_ARGUMENT,
+        "invalid",
+        () ->
+            writers.createChangelog(
+                dev.loam.grpc.v1.CreateChangelogRequest.newBuilder()
+                    .setNamespace("shop")
+                    .setStream("x")
+                    .setSourceStream("rows")
+                    .build()));
+  }
 }

@@ -118,6 +118,36 @@ public final class WriterServiceImpl extends WriterServiceGrpc.WriterServiceImpl
                     }));
   }
 
+  @Override
+  public void createChangelog(
+      dev.loam.grpc.v1.CreateChangelogRequest req,
+      StreamObserver<dev.loam.grpc.v1.StreamDescription> out) {
+    calls.unary(
+        out,
+        Need.ADMIN,
+        req.getNamespace(),
+        ns -> Subject.of(ns, req.getStream(), -1).creating(),
+        c -> {
+          dev.loam.api.ChangelogMode mode =
+              switch (req.getMode()) {
+                case CHANGELOG_MODE_FULL -> dev.loam.api.ChangelogMode.FULL;
+                case CHANGELOG_MODE_UPSERT -> dev.loam.api.ChangelogMode.UPSERT;
+                default ->
+                    throw GrpcErrors.invalid(
+                        "mode must be CHANGELOG_MODE_FULL or CHANGELOG_MODE_UPSERT field=mode value="
+                            + req.getModeValue());
+              };
+          return calls
+              .log
+              .createChangelog(
+                  c.namespace(),
+                  Convert.required("stream", req.getStream()),
+                  Convert.required("source_stream", req.getSourceStream()),
+                  mode)
+              .thenApply(Convert::stream);
+        });
+  }
+
   static WriterLease lease(dev.loam.api.WriterLease l) {
     WriterLease.Builder b =
         WriterLease.newBuilder()

@@ -44,7 +44,7 @@ public final class WriterRoutes {
   private static final Set<String> GROUP_FIELDS = Set.of("source_from", "source_to", "records");
 
   private static final String WRITER =
-      "/v1/namespaces/{ns}/streams/{s}/partitions/{p}/writers/{src}";
+      "/v1/namespaces/{ns}/streams/{s}/partitions/{p}/writers/{source}";
 
   private final ApiContext ctx;
 
@@ -98,7 +98,7 @@ public final class WriterRoutes {
   private CompletableFuture<HttpReply> get(Request r) {
     String ns = r.var("ns");
     String stream = r.var("s");
-    String source = r.var("src");
+    String source = r.var("source");
     int p = r.partition();
     return ctx.log()
         .writerLease(ns, stream, p, source)
@@ -132,7 +132,7 @@ public final class WriterRoutes {
             r.var("ns"),
             r.var("s"),
             r.partition(),
-            r.var("src"),
+            r.var("source"),
             holder,
             Duration.ofMillis(leaseMs))
         .thenApply(l -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(view(l))));
@@ -186,7 +186,7 @@ public final class WriterRoutes {
     // stored); a fenced append has no admission step of its own.
     ctx.quotas().charge(ns, quotaBytes);
     return ctx.log()
-        .appendFenced(ns, r.var("s"), r.partition(), r.var("src"), epoch, groups)
+        .appendFenced(ns, r.var("s"), r.partition(), r.var("source"), epoch, groups)
         .thenApply(res -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(view(res))));
   }
 
