@@ -15,13 +15,13 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The key-management flags of {@code loam node} (docs/security.md, "Data at rest";
- * docs/reference/kms.md): {@code --kms-keystore FILE} names the local PKCS#12 key store that holds
- * the namespaces' master keys (created on the first key), {@code --kms-password-file FILE} the file
- * whose first line is its password (never a flag value, which any user of the host can read in the
- * process list), and {@code --kms-timeout-ms} the bound of one namespace's KMS call. Without {@code
- * --kms-keystore} the node has no KMS: it writes and reads plain namespaces only. Both files are
- * checked while the command line is parsed.
+ * The key-management flags of {@code loam node} and {@code loam server} (docs/security.md, "Data at
+ * rest"; docs/reference/kms.md): {@code --kms-keystore FILE} names the local PKCS#12 key store that
+ * holds the namespaces' master keys (created on the first key), {@code --kms-password-file FILE}
+ * the file whose first line is its password (never a flag value, which any user of the host can
+ * read in the process list), and {@code --kms-timeout-ms} the bound of one namespace's KMS call.
+ * Without {@code --kms-keystore} the node has no KMS: it writes and reads plain namespaces only.
+ * Both files are checked while the command line is parsed.
  */
 final class KmsFlags {
   private KmsFlags() {}

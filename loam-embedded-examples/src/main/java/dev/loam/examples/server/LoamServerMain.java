@@ -107,6 +107,8 @@ public final class LoamServerMain {
 
   static final KafkaFlags.Declared KAFKA_SECURITY = KafkaFlags.declare(CMD);
 
+  static final KmsFlags.Options KMS = KmsFlags.declare(CMD);
+
   /** The parsed command line. */
   record Options(
       Path dataDir,
@@ -119,7 +121,8 @@ public final class LoamServerMain {
       Optional<TlsSettings> tls,
       boolean insecure,
       KafkaFlags.Security kafkaSecurity,
-      java.time.Duration dedupWindow) {}
+      java.time.Duration dedupWindow,
+      Optional<KmsFlags.Settings> kms) {}
 
   /** Parses and validates the command line; a {@link UsageException} names the flag at fault. */
   static Options parse(String[] args) {
@@ -142,7 +145,8 @@ public final class LoamServerMain {
         TLS.settings(a),
         a.get(INSECURE),
         KAFKA_SECURITY.get(a),
-        java.time.Duration.ofSeconds(a.get(DEDUP_WINDOW) == null ? 3600 : a.get(DEDUP_WINDOW)));
+        java.time.Duration.ofSeconds(a.get(DEDUP_WINDOW) == null ? 3600 : a.get(DEDUP_WINDOW)),
+        KMS.settings(a));
   }
 
   /**
@@ -398,6 +402,12 @@ public final class LoamServerMain {
     LoamNode.Builder nb = LoamNode.builder().nodeId(o.nodeId()).dataDir(o.dataDir());
     if (o.store() != null) {
       nb.storeUri(o.store());
+    }
+    if (o.kms().isPresent()) {
+      // The KMS lives as long as the process: its one daemon thread ends with it, and the key
+      // store file is consistent after every operation (written to a temporary file, renamed).
+      KmsFlags.Settings k = o.kms().get();
+      nb.keyManagement(k.open()).kmsTimeout(k.timeout());
     }
     return StartFailure.step(
         o.store() == null ? "--data-dir " + o.dataDir() : "--store " + o.store(), null, nb::start);

@@ -51,6 +51,31 @@ class KmsFlagsTest {
   }
 
   @Test
+  void loamServerTakesTheSameFlags() throws Exception {
+    Path pw = Files.writeString(dir.resolve("pw"), "s3cret\n");
+    String data = dir.resolve("data").toString();
+    assertThat(LoamServerMain.parse(new String[] {"--data-dir", data}).kms()).isEmpty();
+    LoamServerMain.Options o =
+        LoamServerMain.parse(
+            new String[] {
+              "--data-dir",
+              data,
+              "--kms-keystore",
+              dir.resolve("keys.p12").toString(),
+              "--kms-password-file",
+              pw.toString()
+            });
+    assertThat(o.kms()).isPresent();
+    assertThat(o.kms().get().timeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThatThrownBy(
+            () ->
+                LoamServerMain.parse(
+                    new String[] {"--data-dir", data, "--kms-password-file", pw.toString()}))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("needs --kms-keystore");
+  }
+
+  @Test
   void mistakesNameTheFlag() throws Exception {
     Path pw = Files.writeString(dir.resolve("pw"), "s3cret\n");
     Path empty = Files.writeString(dir.resolve("empty"), "");
