@@ -377,13 +377,25 @@ public final class Fetcher {
     if (i >= v.entries().size() || (i > 0 && bytesSoFar >= q.maxBytes() && !out.isEmpty())) {
       return CompletableFuture.completedFuture(Math.max(next, q.offset()));
     }
+    return loadEntry(v, q, i, q.offset(), bytesSoFar, out);
+  }
+
+  /** Reads entry {@code i} from {@code from} on, then the entries after it (see loadEntries). */
+  private CompletableFuture<Long> loadEntry(
+      View v, FetchRequest q, int i, long from, int bytesSoFar, Collector<?> out) {
     IndexEntry e = v.entries().get(i);
     return readPath
-        .read(e, q.offset(), Math.max(1, q.maxBytes() - bytesSoFar))
+        .read(e, from, Math.max(1, q.maxBytes() - bytesSoFar))
         .thenCompose(
             s -> {
               int n = out.add(s, q.partition(), q.offset(), v.schemas());
               if (s.endOffset() < e.endOffset()) {
+                if (out.isEmpty() && s.endOffset() > from) {
+                  // The blocks read hold no record at or after the offset (compaction removed
+                  // them, leaving a batch's older records): read on in this entry, as past an
+                  // entry compaction emptied, so a fetch starts at the next surviving record.
+                  return loadEntry(v, q, i, s.endOffset(), bytesSoFar + n, out);
+                }
                 // maxBytes reached inside a large segment entry.
                 return CompletableFuture.completedFuture(Math.max(s.endOffset(), q.offset()));
               }
