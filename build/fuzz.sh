@@ -20,6 +20,7 @@ targets=(
   "loam-meta CommandCodecFuzzTest"
   "loam-meta OutcomeCodecFuzzTest"
   "loam-meta SnapshotFuzzTest"
+  "loam-journal JournalFuzzTest"
   "loam-grpc ProduceRequestFuzzTest"
   "loam-grpc IngestEventsRequestFuzzTest"
   "loam-http ProduceBodyFuzzTest"
