@@ -117,7 +117,13 @@ final class GroupMember implements AutoCloseable {
     } finally {
       try {
         if (leaveOnClose) {
-          commit();
+          try {
+            commit();
+          } catch (RuntimeException e) {
+            // Recorded, and the consumer still closes: a consumer left open keeps heartbeating
+            // from its background thread, so it never leaves the group and keeps its partitions.
+            failure.compareAndSet(null, e);
+          }
           consumer.close(Duration.ofSeconds(5));
         } else {
           // A process that dies sends nothing: no commit, no LeaveGroup.
@@ -171,7 +177,8 @@ final class GroupMember implements AutoCloseable {
   private void stop() throws InterruptedException {
     running = false;
     consumer.wakeup();
-    thread.join(20_000);
+    // A last commit (up to the API timeout, 15 s) and the close (5 s) may both run out.
+    thread.join(30_000);
   }
 
   @Override
