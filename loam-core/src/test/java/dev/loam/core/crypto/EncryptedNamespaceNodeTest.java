@@ -184,6 +184,42 @@ class EncryptedNamespaceNodeTest {
   }
 
   @Test
+  void fencedAppendsOfAnEncryptedNamespaceAreSealedToo() throws Exception {
+    LoamNode n = start("n1", noTail(), Duration.ofSeconds(5));
+    setUpStreams(n.log());
+    dev.loam.api.WriterLease lease =
+        n.log()
+            .acquireWriterLease("secret", "s", 0, "job", "worker-1", Duration.ofSeconds(30))
+            .join();
+    List<AppendRecord> records = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      records.add(AppendRecord.of("k" + i, SECRET_MARK + "fenced-" + i));
+    }
+    n.log()
+        .appendFenced(
+            "secret",
+            "s",
+            0,
+            "job",
+            lease.epoch(),
+            List.of(new dev.loam.api.SourceGroup(0, 4, records)))
+        .join();
+    assertThat(walKeys()).isNotEmpty();
+    for (String key : walKeys()) {
+      byte[] bytes = cluster.memoryStore.get(key).join();
+      assertThat(new String(bytes, StandardCharsets.ISO_8859_1))
+          .as("WAL object %s", key)
+          .doesNotContain(SECRET_MARK);
+    }
+    List<String> read = new ArrayList<>();
+    for (FetchedRecord r :
+        n.log().fetch("secret", "s", 0, 0, 1 << 20, Duration.ZERO).join().records()) {
+      read.add(new String(r.value(), StandardCharsets.UTF_8));
+    }
+    assertThat(read).hasSize(5).allMatch(v -> v.startsWith(SECRET_MARK + "fenced-"));
+  }
+
+  @Test
   void theTailCacheServesPlaintextFromMemoryAndRotationKeepsOldDataReadable() {
     LoamNode n = start("n1", TestCluster.FAST, Duration.ofSeconds(5));
     setUpStreams(n.log());
