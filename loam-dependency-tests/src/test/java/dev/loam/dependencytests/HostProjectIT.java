@@ -35,9 +35,20 @@ class HostProjectIT {
 
   /**
    * Every other module loam-bom publishes except loam-core, which each project names last: read
-   * from the BOM, so a new module is in every host project from the day it is published.
+   * from the BOM, so a new module is in the host projects from the day it is published.
    */
   private static List<String> others;
+
+  /**
+   * The modules of the project that names them before the storage modules without the BOM. Not
+   * every module: without the BOM a host's resolver reads every version any module's POM asks for,
+   * also those mediation then drops, and with all of them first it asks for versions (the
+   * jackson-datatype-jsr310 2.21.0 arrow-vector asks for, for one) that this build never downloads,
+   * so the offline build could not resolve them on a fresh machine. Hosts are told to import the
+   * BOM.
+   */
+  private static final List<String> FIRST_WITHOUT_BOM =
+      List.of("loam-http", "loam-kafka", "loam-client", "loam-micrometer", "loam-sim", "loam-cli");
 
   private static Path root;
   private static Path work;
@@ -76,7 +87,7 @@ class HostProjectIT {
 
   @Test
   void loamHttpBeforeTheStorageModulesWithoutTheBom() throws Exception {
-    build("http-first", false, concat(others, STORAGE, List.of("loam-core")));
+    build("http-first", false, concat(FIRST_WITHOUT_BOM, STORAGE, List.of("loam-core")));
   }
 
   @Test
