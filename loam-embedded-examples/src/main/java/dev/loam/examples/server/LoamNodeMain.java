@@ -115,6 +115,7 @@ public final class LoamNodeMain {
       System.exit(1);
       return;
     }
+    m.meta.whenFailed().thenAccept(f -> m.failStop(f));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -132,6 +133,9 @@ public final class LoamNodeMain {
    * run on. Built by {@link #start}, torn down by {@link #stop}.
    */
   static final class Member {
+    /** How long a fail-stop waits for the node's parts to close before the process halts. */
+    private static final Duration FAIL_STOP_CLOSE = Duration.ofSeconds(10);
+
     private final NodeOptions options;
     private final PrintStream out;
     private final ExecutorService metaExecutor;
@@ -338,6 +342,32 @@ public final class LoamNodeMain {
       out.flush();
     }
 
+    /**
+     * The metastore replica stopped after a failure it cannot recover from in place (its Raft log
+     * could not be written — the disk full —, an apply or snapshot failed): the process exits with
+     * status 1 rather than serve as a node whose replica neither votes nor persists, so its
+     * supervisor restarts it once the cause is fixed, and it recovers from its log like after a
+     * crash. No drain (its proposals would fail); what was acknowledged is in the others' logs.
+     */
+    void failStop(Throwable failure) {
+      out.println(
+          "loam: node "
+              + options.id()
+              + " metastore replica failed, exiting with status 1: "
+              + failure.getMessage());
+      out.flush();
+      Thread closer = new Thread(this::close, "loam-fail-stop");
+      closer.setDaemon(true);
+      closer.start();
+      try {
+        closer.join(FAIL_STOP_CLOSE.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      // halt, not exit: the shutdown hook's graceful leave needs the metastore this node lost.
+      Runtime.getRuntime().halt(1);
+    }
+
     /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
@@ -532,7 +562,8 @@ public final class LoamNodeMain {
         }
         return;
       }
-      if (Files.exists(o.metaDir())) {
+      if (holdsAnything(o.metaDir())) {
+        // An empty directory is fine: an operator may mount the metastore's own disk there.
         throw new IllegalArgumentException(
             o.dataDir() + " holds a metastore not started by loam node (a loam server directory?)");
       }
@@ -544,6 +575,15 @@ public final class LoamNodeMain {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static boolean holdsAnything(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return Files.exists(dir);
+    }
+    try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+      return s.anyMatch(p -> !p.getFileName().toString().equals("lost+found"));
     }
   }
 

@@ -46,7 +46,8 @@ public record NodeOptions(
     Optional<TlsSettings> peerTls,
     boolean insecure,
     KafkaFlags.Security kafkaSecurity,
-    Optional<KmsFlags.Settings> kms) {
+    Optional<KmsFlags.Settings> kms,
+    long metaSegmentBytes) {
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -56,6 +57,7 @@ public record NodeOptions(
   RatisSettings ratisSettings() {
     return RatisSettings.builder(id, voters, metaDir())
         .listeners(listeners)
+        .logSegmentSizeBytes(metaSegmentBytes)
         .build()
         .withPeerTls(peerTls);
   }
@@ -162,6 +164,13 @@ public record NodeOptions(
       CMD.toggle(
           "--insecure",
           "serve a non-loopback --host without API keys until the first key exists (warns)");
+  static final Flag<Integer> META_SEGMENT_KIB =
+      CMD.flag(
+          "--meta-segment-kib",
+          "KIB",
+          Values.integer(16, 1 << 20),
+          8192,
+          "the metastore's Raft log segment size; the log preallocates up to 4 MiB of it at a time");
   static final Flag<Path> FAULT_FILE =
       CMD.optional(
           "--fault-file",
@@ -251,7 +260,8 @@ public record NodeOptions(
         TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true),
         a.get(INSECURE),
         KAFKA_SECURITY.get(a),
-        KMS.settings(a));
+        KMS.settings(a),
+        a.get(META_SEGMENT_KIB) * 1024L);
   }
 
   /**

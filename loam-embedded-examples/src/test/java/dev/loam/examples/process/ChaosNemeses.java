@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
  * ends. {@link #killer} and {@link #storeFaults} are the three-node scenario's (one node killed at
  * a time, store faults switched on and off); {@link #harsh} is the five-node scenario's: pauses
  * longer than the liveness timeout, two nodes killed at once, wall-clock steps on one process,
- * bursts of store throttling, a slow store, a node killed while it leaves the cluster and a node
- * killed while a stream is transferred to or from it, one at a time so that a majority is always
- * up.
+ * bursts of store throttling, a slow store, a node killed while it leaves the cluster, a node
+ * killed while a stream is transferred to or from it and a node's metastore disk full, one at a
+ * time so that a majority is always up.
  */
 final class ChaosNemeses {
   /** The three-node scenario's store faults while they are on. */
@@ -109,7 +109,25 @@ final class ChaosNemeses {
     /** SIGTERM (a graceful leave: streams handed over) and SIGKILL before the leave completes. */
     KILL_DURING_LEAVE,
     /** The stream's transfer to another node, and SIGKILL of its owner or its target meanwhile. */
-    KILL_DURING_TRANSFER
+    KILL_DURING_TRANSFER,
+    /** One node's metastore disk full for a few seconds (the leader one time in two). */
+    DISK_FULL
+  }
+
+  /**
+   * The kinds {@link #harsh} runs: every kind, or those {@code -Dloam.chaos.harshKinds} names
+   * (comma-separated, e.g. {@code DISK_FULL,PAUSE}) to reproduce one kind on its own.
+   */
+  static List<Harsh> harshKinds() {
+    String only = System.getProperty("loam.chaos.harshKinds", "").strip();
+    if (only.isEmpty()) {
+      return List.of(Harsh.values());
+    }
+    List<Harsh> kinds = new ArrayList<>();
+    for (String k : only.split(",")) {
+      kinds.add(Harsh.valueOf(k.strip().toUpperCase(Locale.ROOT)));
+    }
+    return kinds;
   }
 
   /**
@@ -126,7 +144,7 @@ final class ChaosNemeses {
           return;
         }
         if (round.isEmpty()) {
-          round.addAll(List.of(Harsh.values()));
+          round.addAll(harshKinds());
           Collections.shuffle(round, rnd);
         }
         Harsh h = round.remove(0);
@@ -142,6 +160,7 @@ final class ChaosNemeses {
                   "slow");
           case KILL_DURING_LEAVE -> killDuringLeave(rnd);
           case KILL_DURING_TRANSFER -> killDuringTransfer(rnd);
+          case DISK_FULL -> fillMetastoreDisk(rnd);
         }
         run.processFault(h.name().toLowerCase(Locale.ROOT).replace('_', ' '));
       }
@@ -193,14 +212,6 @@ final class ChaosNemeses {
     restart(second);
   }
 
-  /**
-   * Steps one process's wall clock 2-10 minutes back (any node) or ahead (a node that does not lead
-   * the metastore), and back to the true time 3-6 s later. Not ahead on the leader: its own clock
-   * is the one the future-stamp check trusts (stream-engine.txt §3), so a leader whose clock runs
-   * minutes ahead moves the metastore clock and every other node is declared dead and registers
-   * again — no acknowledged write is lost, but their appends are refused meanwhile
-   * (docs/design/metastore-ratis.md "Write path").
-   */
   /**
    * SIGTERM to a node (the metastore leader one time in two), which starts its graceful leave — it
    * hands its streams over and deregisters — and SIGKILL 50-800 ms later if it has not exited, so
@@ -277,6 +288,52 @@ final class ChaosNemeses {
     restart(victim);
   }
 
+  /**
+   * Fills one node's metastore disk (the leader one time in two) for 3-9 s, so every write of its
+   * Raft log that needs space fails with "no space left", then frees it. A replica that cannot
+   * write its log stops (its Raft server fails the write and the node stops rather than serve as a
+   * replica that can no longer persist what it acknowledges); a stopped node is restarted once the
+   * disk is free, like an operator would after making room. A node that rides the fault out stays
+   * as it is.
+   */
+  private void fillMetastoreDisk(Random rnd) throws IOException, InterruptedException {
+    ProcessCluster cluster = run.cluster;
+    OptionalInt leader = leader(rnd.nextBoolean());
+    int target = leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
+    String what = cluster.nodeId(target) + (leader.isPresent() ? " leader" : " other");
+    long bytes = cluster.fillMetastoreDisk(target);
+    run.killEpoch.incrementAndGet();
+    log("metastore disk of " + what + " full (" + bytes / 1024 + " KiB filler)");
+    // At least 3 s, then until the replica has stopped or 9 s: how soon a log write needs space
+    // depends on the metastore's traffic (its segments are preallocated in steps).
+    long t0 = System.nanoTime();
+    long min = 3000 + rnd.nextInt(1000);
+    long millis;
+    try {
+      do {
+        Thread.sleep(100);
+        millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      } while (millis < min || (millis < 9000 && cluster.isAlive(target)));
+    } finally {
+      cluster.freeMetastoreDisk(target);
+    }
+    boolean alive = cluster.isAlive(target);
+    log(
+        "metastore disk of "
+            + what
+            + " freed after "
+            + millis
+            + " ms; process "
+            + (alive ? "running" : "stopped"));
+    synchronized (run.kills) {
+      run.kills.add(what + " disk full (" + (alive ? "rode it out" : "stopped") + ")");
+    }
+    if (!alive) {
+      run.pause(500 + rnd.nextInt(1000));
+      restart(target);
+    }
+  }
+
   /** The index of the node the chaos stream's description names as owner, or -1. */
   private int ownerOfTheStream(Random rnd) throws InterruptedException {
     ProcessCluster cluster = run.cluster;
@@ -301,6 +358,14 @@ final class ChaosNemeses {
     return -1;
   }
 
+  /**
+   * Steps one process's wall clock 2-10 minutes back (any node) or ahead (a node that does not lead
+   * the metastore), and back to the true time 3-6 s later. Not ahead on the leader: its own clock
+   * is the one the future-stamp check trusts (stream-engine.txt §3), so a leader whose clock runs
+   * minutes ahead moves the metastore clock and every other node is declared dead and registers
+   * again — no acknowledged write is lost, but their appends are refused meanwhile
+   * (docs/design/metastore-ratis.md "Write path").
+   */
   private void stepClock(Random rnd) throws IOException, InterruptedException {
     ProcessCluster cluster = run.cluster;
     Duration step = Duration.ofSeconds((rnd.nextBoolean() ? 1 : -1) * (120 + rnd.nextInt(480)));

@@ -49,6 +49,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final Path store;
   private final List<Node> nodes = new ArrayList<>();
   private final Thread exitHook;
+  private final List<MetastoreDisk> metastoreDisks = new ArrayList<>();
 
   /** One member: its fixed identity and ports, and its current process (if any). */
   private static final class Node {
@@ -99,6 +100,16 @@ public final class ProcessCluster implements AutoCloseable {
           new Node(
               i, id, freePort(), freePort(), b.kafka ? freePort() : -1, root.resolve(id), log));
     }
+    if (b.metastoreDiskBytes > 0) {
+      for (Node n : nodes) {
+        try {
+          metastoreDisks.add(MetastoreDisk.mount(n.dataDir.resolve("meta"), b.metastoreDiskBytes));
+        } catch (IOException | InterruptedException e) {
+          metastoreDisks.forEach(MetastoreDisk::unmount);
+          throw new IOException("cannot limit node " + n.id + "'s metastore disk: " + e, e);
+        }
+      }
+    }
     this.exitHook = new Thread(this::killAll, "process-cluster-exit");
     Runtime.getRuntime().addShutdownHook(exitHook);
   }
@@ -118,8 +129,18 @@ public final class ProcessCluster implements AutoCloseable {
     private final List<String> nodeArgs = new ArrayList<>();
     private LineListener lineListener = (node, line) -> {};
     private Path faketimeLibrary;
+    private long metastoreDiskBytes;
 
     private Builder() {}
+
+    /**
+     * Puts each node's metastore directory on a filesystem of {@code bytes} of its own ({@link
+     * MetastoreDisk}), so {@link #fillMetastoreDisk} can fill it while the node runs. Needs root.
+     */
+    public Builder metastoreDiskLimit(long bytes) {
+      this.metastoreDiskBytes = bytes;
+      return this;
+    }
 
     /**
      * Runs every node under libfaketime ({@link Faketime}), so {@link #stepClock} can step one
@@ -246,6 +267,20 @@ public final class ProcessCluster implements AutoCloseable {
 
   private Path clockFile(Node n) {
     return root.resolve(n.id + ".faketime");
+  }
+
+  /**
+   * Fills node {@code i}'s metastore disk (needs {@link Builder#metastoreDiskLimit}): every later
+   * write of its Raft log fails with "no space left" until {@link #freeMetastoreDisk}. Returns the
+   * bytes the filler took.
+   */
+  public long fillMetastoreDisk(int i) throws IOException {
+    return metastoreDisks.get(i).fill();
+  }
+
+  /** Frees what {@link #fillMetastoreDisk} took. */
+  public void freeMetastoreDisk(int i) throws IOException {
+    metastoreDisks.get(i).free();
   }
 
   /** What the current process of node {@code i} announced when it became ready. */
@@ -377,6 +412,7 @@ public final class ProcessCluster implements AutoCloseable {
   @Override
   public void close() {
     killAll();
+    metastoreDisks.forEach(MetastoreDisk::unmount);
     try {
       Runtime.getRuntime().removeShutdownHook(exitHook);
     } catch (IllegalStateException e) {

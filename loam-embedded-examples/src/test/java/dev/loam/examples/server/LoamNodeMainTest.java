@@ -271,7 +271,14 @@ class LoamNodeMainTest {
     assertThatThrownBy(() -> LoamNodeMain.checkIdentity(otherPeers))
         .hasMessageContaining("another voters");
 
-    Files.createDirectories(dir.resolve("server/meta"));
+    // An empty metastore directory (a disk mounted there for the metastore) holds no metastore.
+    Files.createDirectories(dir.resolve("mounted/meta"));
+    NodeOptions onMountedDisk =
+        NodeOptions.parse(args("n1", THREE, "--data-dir", dir.resolve("mounted").toString()));
+    LoamNodeMain.checkIdentity(onMountedDisk);
+    assertThat(dir.resolve("mounted/loam-node.properties")).exists();
+
+    Files.createDirectories(dir.resolve("server/meta/group"));
     NodeOptions onServerDir =
         NodeOptions.parse(args("n1", THREE, "--data-dir", dir.resolve("server").toString()));
     assertThatThrownBy(() -> LoamNodeMain.checkIdentity(onServerDir))

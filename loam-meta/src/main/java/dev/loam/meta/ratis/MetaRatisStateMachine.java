@@ -62,7 +62,10 @@ import org.slf4j.LoggerFactory;
  * applied, or a snapshot that cannot be written, is thrown out of the Ratis callback. Ratis then
  * stops this replica's server (its updater catches the throwable and closes the server), the
  * failure is recorded through {@link Host#fatal} so every later proposal on this replica fails with
- * UNAVAILABLE naming it, and the other replicas continue. Nothing is logged and ignored.
+ * UNAVAILABLE naming it, and the other replicas continue. Nothing is logged and ignored. A write of
+ * the Raft log itself that fails (the disk full, an I/O error) closes Ratis's log for good — the
+ * replica can neither vote nor accept entries again until restarted — so {@link #notifyLogFailed}
+ * records it the same way.
  */
 final class MetaRatisStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(MetaRatisStateMachine.class);
@@ -108,6 +111,30 @@ final class MetaRatisStateMachine extends BaseStateMachine {
   }
 
   // ---- lifecycle
+
+  /**
+   * Ratis closed this replica's log after a write failed (e.g. "No space left on device"); the
+   * replica stops for good, so the failure is made fatal here rather than left to surface as "log
+   * is CLOSED" on every later vote and append.
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    String at =
+        failedEntry == null
+            ? ""
+            : " term=" + failedEntry.getTerm() + " logIndex=" + failedEntry.getIndex();
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    host.fatal(
+        "Raft log write failed"
+            + at
+            + ": "
+            + cause.getMessage()
+            + (root == cause ? "" : " (" + root.getMessage() + ")"),
+        cause);
+  }
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)

@@ -122,6 +122,9 @@ public final class RatisMetastore implements Metastore {
   /** The first fatal failure of this replica (fail-stop); once set, proposals fail. */
   private volatile LoamException failure;
 
+  /** Completed with {@link #failure} when it is first set. */
+  private final CompletableFuture<LoamException> failed = new CompletableFuture<>();
+
   private RaftServer server;
 
   /**
@@ -888,6 +891,16 @@ public final class RatisMetastore implements Metastore {
     return settings;
   }
 
+  /**
+   * Completes with the failure that stopped this replica (fail-stop: an apply, snapshot or Raft log
+   * write that failed), on the metastore's executor; never completes while the replica is healthy
+   * or after a clean close. A host that runs the replica as its process's metastore stops or
+   * restarts on it (a stopped replica neither votes nor accepts entries until restarted).
+   */
+  public CompletableFuture<LoamException> whenFailed() {
+    return failed.copy();
+  }
+
   /** The first failure that stopped this replica, if any. */
   public java.util.Optional<LoamException> failure() {
     return java.util.Optional.ofNullable(failure);
@@ -1046,6 +1059,7 @@ public final class RatisMetastore implements Metastore {
         }
       }
       failWaiters(err);
+      complete(failed, failure);
     }
   }
 
