@@ -30,6 +30,7 @@ targets=(
   "loam-otlp OtlpBodyFuzzTest"
   "loam-cloudevents CloudEventsFuzzTest"
   "loam-kafka SaslTokenFuzzTest"
+  "loam-kafka KafkaFrameFuzzTest"
 )
 mkdir -p build/fuzz-logs
 status=0
