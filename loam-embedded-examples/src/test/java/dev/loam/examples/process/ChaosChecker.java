@@ -76,9 +76,32 @@ final class ChaosChecker {
     }
   }
 
+  /**
+   * Per partition: consistency token of an acknowledgement → the end (last offset + 1) of the
+   * acknowledged records, for the read-your-writes judgement.
+   */
+  private final Map<Integer, java.util.TreeMap<Long, Long>> ackedEndByToken = new HashMap<>();
+
+  private long readYourWritesJudged;
+
   /** A 200 answer to a produce: record {@code i} of {@code values} is at {@code offsets[i]}. */
   synchronized void acked(
       int partition, List<Long> offsets, List<String> values, boolean duplicateAnswer) {
+    acked(partition, offsets, values, duplicateAnswer, -1);
+  }
+
+  /**
+   * As {@link #acked(int, List, List, boolean)}, with the answer's consistency token: from then on
+   * a fetch of the partition with {@code min_token} at least {@code token} must see the records.
+   */
+  synchronized void acked(
+      int partition, List<Long> offsets, List<String> values, boolean duplicateAnswer, long token) {
+    if (token >= 0 && !offsets.isEmpty()) {
+      long end = offsets.stream().mapToLong(Long::longValue).max().getAsLong() + 1;
+      ackedEndByToken
+          .computeIfAbsent(partition, k -> new java.util.TreeMap<>())
+          .merge(token, end, Math::max);
+    }
     ackedAppends++;
     if (duplicateAnswer) {
       duplicateAnswers++;
@@ -120,6 +143,54 @@ final class ChaosChecker {
   synchronized void definitelyFailed(List<String> values) {
     definiteFailures++;
     definitelyFailed.addAll(values);
+  }
+
+  /**
+   * Read-your-writes: the end of the records of {@code partition} acknowledged with a token at most
+   * {@code minToken} — what a fetch with that {@code min_token} must see, on any node. Taken when
+   * the fetch is sent; an acknowledgement the checker has not been told of yet only lowers it.
+   */
+  synchronized long mustSee(int partition, long minToken) {
+    java.util.TreeMap<Long, Long> byToken = ackedEndByToken.get(partition);
+    if (byToken == null) {
+      return 0;
+    }
+    long end = 0;
+    for (long e : byToken.headMap(minToken, true).values()) {
+      end = Math.max(end, e);
+    }
+    return end;
+  }
+
+  /**
+   * Judges a fetch of {@code partition} from {@code position} sent with a {@code min_token} whose
+   * acknowledged records end at {@code mustSee}: below that end an answer without records — empty
+   * or "offset out of range" — is a read-your-writes violation.
+   */
+  synchronized void judgeReadYourWrites(
+      String where, int partition, long position, long mustSee, String answer, boolean empty) {
+    if (position >= mustSee) {
+      return;
+    }
+    readYourWritesJudged++;
+    if (empty) {
+      violation(
+          "read-your-writes at "
+              + where
+              + ": partition "
+              + partition
+              + " fetched from "
+              + position
+              + " with a token whose acknowledged records end at "
+              + mustSee
+              + " answered "
+              + answer);
+    }
+  }
+
+  /** How many fetches asked below what their token had acknowledged (each judged). */
+  synchronized long readYourWritesJudged() {
+    return readYourWritesJudged;
   }
 
   /** A fetch of {@code partition} from {@code askedOffset} answered {@code records}. */

@@ -49,6 +49,29 @@ class ChaosCheckerTest {
   }
 
   @Test
+  void aFetchThatMissesWhatItsTokenAcknowledgedBreaksReadYourWrites() {
+    c.sent(List.of("a0", "a1"));
+    c.acked(0, List.of(0L, 1L), List.of("a0", "a1"), false, 7);
+    c.sent(List.of("a2"));
+    c.acked(0, List.of(2L), List.of("a2"), false, 9);
+    assertThat(c.mustSee(0, 6)).isZero();
+    assertThat(c.mustSee(0, 7)).isEqualTo(2);
+    assertThat(c.mustSee(0, 100)).isEqualTo(3);
+    assertThat(c.mustSee(1, 100)).isZero();
+
+    // Token 7 acknowledged offsets 0..1: an empty answer from 1 is wrong, from 2 it is allowed.
+    c.judgeReadYourWrites("n2", 0, 2, c.mustSee(0, 7), "200 {}", true);
+    c.judgeReadYourWrites("n2", 0, 1, c.mustSee(0, 7), "200 {records:[a1]}", false);
+    assertThat(c.verify(Map.of(0, List.of())).violations())
+        .noneMatch(v -> v.contains("read-your-writes"));
+    assertThat(c.readYourWritesJudged()).isEqualTo(1);
+
+    c.judgeReadYourWrites("n3", 0, 1, c.mustSee(0, 8), "416 {}", true);
+    assertThat(c.verify(Map.of(0, List.of())).violations())
+        .anyMatch(v -> v.contains("read-your-writes at n3") && v.contains("end at 2"));
+  }
+
+  @Test
   void anAcknowledgedRecordMissingOrMovedIsLost() {
     List<Rec> back = cleanHistory();
     back.set(1, new Rec(0, 1, "u1")); // a1 replaced

@@ -122,6 +122,8 @@ final class ChaosConsumers {
         continue;
       }
       int node = rnd.nextInt(run.cluster.size());
+      long minToken = run.maxToken.get();
+      long mustSee = run.checker.mustSee(partition, minToken);
       try {
         Answer f =
             run.http.call(
@@ -133,8 +135,17 @@ final class ChaosConsumers {
                     + "/records?offset="
                     + position
                     + "&max_wait_ms=300&max_bytes=65536&min_token="
-                    + run.maxToken.get(),
+                    + minToken,
                 null);
+        if (f.status() == 200 || f.status() == 416) {
+          run.checker.judgeReadYourWrites(
+              run.cluster.nodeId(node),
+              partition,
+              position,
+              mustSee,
+              f.status() + " " + f.body(),
+              f.status() == 416 || JSON.readTree(f.body()).path("records").isEmpty());
+        }
         if (f.status() == 200) {
           JsonNode b = JSON.readTree(f.body());
           List<Rec> recs = new ArrayList<>();

@@ -213,7 +213,7 @@ final class ChaosProducers {
       }
       long token = Long.parseLong(b.get("token").asText());
       run.maxToken.accumulateAndGet(token, Math::max);
-      run.checker.acked(partition, offsets, values, b.get("duplicate").asBoolean());
+      run.checker.acked(partition, offsets, values, b.get("duplicate").asBoolean(), token);
       run.ackTimes.add(System.nanoTime());
       return true;
     } catch (IOException | RuntimeException e) {

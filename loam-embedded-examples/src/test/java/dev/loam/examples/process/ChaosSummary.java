@@ -114,6 +114,10 @@ final class ChaosSummary {
         run.failedFetches.get() + " / " + run.staleFetches.get());
     row(
         b,
+        "fetches judged for read-your-writes (asked below what their min_token acknowledged)",
+        run.checker.readYourWritesJudged());
+    row(
+        b,
         "consumer resumes from the committed offset / commits / fenced commits",
         run.consumerResumes.get()
             + " / "
