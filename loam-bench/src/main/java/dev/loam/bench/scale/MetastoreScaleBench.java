@@ -16,6 +16,7 @@ import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * The metastore at scale, in one process and without Ratis: a state machine holding {@code
@@ -99,8 +100,13 @@ public final class MetastoreScaleBench {
         ScaleFixtures.spread(takeMs, "%.0f"),
         ScaleFixtures.spread(loadMs, "%.0f"));
 
+    // Only shapes whose objects fit a stream's partitions evenly (each object's chunks are
+    // distinct partitions of one stream).
     List<Shape> shapes =
-        List.of(new Shape(1, 1), new Shape(1, 100), new Shape(1, perStream), new Shape(8, 125));
+        Stream.of(new Shape(1, 1), new Shape(1, 100), new Shape(1, perStream), new Shape(8, 125))
+            .filter(sh -> sh.chunks <= perStream && perStream % sh.chunks == 0)
+            .distinct()
+            .toList();
     double[][] perCore = new double[shapes.size()][rounds];
     double[][] wall = new double[shapes.size()][rounds];
     filled = null; // only the snapshot is needed from here on
