@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Reads across the nodes of a Ratis cluster: long-polls woken by another node's commit (watches),
- * read-your-writes with the consistency token, and two nodes claiming one node id.
+ * read-your-writes with the consistency token and on the appending node without it, and two nodes
+ * claiming one node id.
  */
 class ClusterReadsIT {
   @TempDir Path dir;
@@ -98,6 +99,33 @@ class ClusterReadsIT {
           .as("write %d through %s read on %s", i, writer, reader)
           .extracting(FetchedRecord::valueAsString)
           .startsWith("v" + i);
+    }
+  }
+
+  /**
+   * A WAL commit completes on the appending node only once that node's own replica has applied it,
+   * not on the leader's reply: a fetch right after the acknowledgement on the same node, with no
+   * consistency token and no wait, sees the record on every node, the followers' included
+   * (docs/design/metastore-ratis.md "Reads and watches"). Completing on the leader's reply would
+   * leave a follower's replica a round trip behind here, and the fetch would find the offset above
+   * its high watermark.
+   */
+  @Test
+  void anAcknowledgedAppendIsVisibleOnItsOwnNodeWithoutAToken() throws Exception {
+    List<String> ids = c.ids();
+    for (int i = 0; i < 30; i++) {
+      String writer = ids.get(i % 3);
+      AppendResult r =
+          get(c.log(writer).append("ns", "s", List.of(AppendRecord.of("k", "own" + i))));
+      long offset = r.positions().get(0).offset();
+      FetchResult f = get(c.log(writer).fetch("ns", "s", 0, offset, 1 << 20, Duration.ZERO));
+      assertThat(f.highWatermark())
+          .as("write %d through %s, high watermark on the same node", i, writer)
+          .isGreaterThan(offset);
+      assertThat(f.records())
+          .as("write %d through %s read back on it at once", i, writer)
+          .extracting(FetchedRecord::valueAsString)
+          .startsWith("own" + i);
     }
   }
 
