@@ -70,6 +70,8 @@ public final class Compactor {
   private final CompactionSettings settings;
   private final long chunkMaxBytes;
   private final int entryMaxBytes;
+  private final dev.loam.core.crypto.NamespaceEncryption encryption;
+  private final java.util.random.RandomGenerator keyRandom;
 
   /** What this node learned about each partition it compacted (lost on restart, on purpose). */
   private final Map<PartKey, PartState> states = new ConcurrentHashMap<>();
@@ -87,6 +89,24 @@ public final class Compactor {
       CompactionSettings settings,
       long chunkMaxBytes,
       int entryMaxBytes) {
+    this(ctx, store, readPath, settings, chunkMaxBytes, entryMaxBytes, null, null);
+  }
+
+  /**
+   * As above; {@code encryption} opens and seals the segments of namespaces with a key
+   * (segment-v2.md), null for a node without key management (it leaves those namespaces alone).
+   */
+  public Compactor(
+      NodeContext ctx,
+      ObjectStore store,
+      ReadPath readPath,
+      CompactionSettings settings,
+      long chunkMaxBytes,
+      int entryMaxBytes,
+      dev.loam.core.crypto.NamespaceEncryption encryption,
+      java.util.random.RandomGenerator keyRandom) {
+    this.encryption = encryption;
+    this.keyRandom = keyRandom;
     this.ctx = ctx;
     this.nodeId = ctx.nodeId();
     this.meta = ctx.meta();
@@ -109,7 +129,12 @@ public final class Compactor {
   record PartState(long nextHorizonCheck, boolean moreDirty) {}
 
   /** One partition to compact: its clean and dirty entries as read in one view. */
-  record Plan(PartKey key, List<IndexEntry> clean, List<IndexEntry> dirty, long metaClock) {}
+  record Plan(
+      PartKey key,
+      List<IndexEntry> clean,
+      List<IndexEntry> dirty,
+      long metaClock,
+      String namespace) {}
 
   public static boolean isCompacted(IndexEntry e) {
     return ObjectLayout.isCompactedSegment(e.objectKey());
@@ -126,8 +151,7 @@ public final class Compactor {
           for (OwnedPartitions.Part part :
               OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
             if (part.stream().config().cleanupPolicy() != StreamConfig.CleanupPolicy.COMPACT
-                || r.namespaceKeys(part.stream().namespace()).isPresent()) {
-              // (An encrypted namespace is not segmented, so it has nothing to compact yet.)
+                || !Segmenter.canSegment(r.namespaceKeys(part.stream().namespace()), encryption)) {
               continue;
             }
             long id = part.stream().id();
@@ -165,7 +189,13 @@ public final class Compactor {
                 !dirty.isEmpty() && (dirtyBytes * 2 >= cleanBytes + dirtyBytes || st.moreDirty());
             due |= !clean.isEmpty() && metaClock >= st.nextHorizonCheck();
             if (due) {
-              plans.add(new Plan(key, List.copyOf(clean), List.copyOf(dirty), metaClock));
+              plans.add(
+                  new Plan(
+                      key,
+                      List.copyOf(clean),
+                      List.copyOf(dirty),
+                      metaClock,
+                      part.stream().namespace()));
             }
           }
           states.keySet().retainAll(seen);
@@ -384,7 +414,12 @@ public final class Compactor {
         .thenCompose(
             v -> {
               rb.finish(to);
-              return swap(pass, chunk, from, to, b.build());
+              Ulid ulid = ulids.next(clock.millis());
+              String key =
+                  ObjectLayout.compactedSegmentKey(
+                      ctx.clusterId(), k.streamId(), k.partition(), from, ulid);
+              return Segmenter.build(b, key, pass.plan.namespace(), encryption, keyRandom)
+                  .thenCompose(seg -> swap(pass, chunk, from, to, seg, ulid, key));
             })
         .thenCompose(
             ok -> ok ? rewrite(pass, range, next) : CompletableFuture.completedFuture(false));
@@ -438,12 +473,9 @@ public final class Compactor {
   }
 
   private CompletableFuture<Boolean> swap(
-      Pass pass, List<IndexEntry> chunk, long from, long to, Segment seg) {
+      Pass pass, List<IndexEntry> chunk, long from, long to, Segment seg, Ulid ulid, String key) {
     PartKey k = pass.plan.key();
     long now = clock.millis();
-    Ulid ulid = ulids.next(now);
-    String key =
-        ObjectLayout.compactedSegmentKey(ctx.clusterId(), k.streamId(), k.partition(), from, ulid);
     SwapSegment swap =
         new SwapSegment(
             ctx.origin(now),

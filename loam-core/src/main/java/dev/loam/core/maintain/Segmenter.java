@@ -2,6 +2,7 @@ package dev.loam.core.maintain;
 
 import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
+import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.core.read.ReadPath;
 import dev.loam.meta.Metastore;
@@ -33,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * whole segment (by default; entries of at most {@code entryMaxBytes} otherwise), so the metastore
  * holds about one entry per segment instead of one per WAL flush. Readers find batches inside that
  * entry with the segment's batch index. A crash or a refused swap leaves an unreferenced segment
- * that GC deletes as an orphan. Streams of a namespace with a key are not segmented (their batches
- * stay sealed in the WAL). Not thread-safe: {@link Maintenance} runs one poll at a time.
+ * that GC deletes as an orphan. The segments of a namespace with a key are sealed under its current
+ * key (docs/formats/segment-v2.md); a node without key management leaves such namespaces' entries
+ * in the WAL, and a shredded namespace is never rewritten. Not thread-safe: {@link Maintenance}
+ * runs one poll at a time.
  */
 public final class Segmenter {
   private static final Logger log = LoggerFactory.getLogger(Segmenter.class);
@@ -52,6 +55,8 @@ public final class Segmenter {
   private final long thresholdBytes;
   private final long maxBytes;
   private final int entryMaxBytes;
+  private final NamespaceEncryption encryption;
+  private final java.util.random.RandomGenerator keyRandom;
   private long segmentsMade;
   private long swapsRefused;
 
@@ -62,6 +67,25 @@ public final class Segmenter {
       long thresholdBytes,
       long maxBytes,
       int entryMaxBytes) {
+    this(ctx, store, readPath, thresholdBytes, maxBytes, entryMaxBytes, null, null);
+  }
+
+  /**
+   * As above; {@code encryption} seals the segments of namespaces with a key (segment-v2.md), null
+   * for a node without key management (it leaves those namespaces' entries in the WAL), drawing
+   * data keys from {@code keyRandom}.
+   */
+  public Segmenter(
+      NodeContext ctx,
+      ObjectStore store,
+      ReadPath readPath,
+      long thresholdBytes,
+      long maxBytes,
+      int entryMaxBytes,
+      NamespaceEncryption encryption,
+      java.util.random.RandomGenerator keyRandom) {
+    this.encryption = encryption;
+    this.keyRandom = keyRandom;
     this.ctx = ctx;
     this.nodeId = ctx.nodeId();
     this.meta = ctx.meta();
@@ -74,7 +98,8 @@ public final class Segmenter {
     this.entryMaxBytes = entryMaxBytes;
   }
 
-  record Candidate(long streamId, int partition, List<IndexEntry> run, long streamEpoch) {}
+  record Candidate(
+      long streamId, int partition, List<IndexEntry> run, long streamEpoch, String namespace) {}
 
   public static boolean isWal(IndexEntry e) {
     return ObjectLayout.isWal(e.objectKey());
@@ -86,10 +111,7 @@ public final class Segmenter {
         r -> {
           for (OwnedPartitions.Part part :
               OwnedPartitions.ownedPartitions(r, nodeId, ctx.epoch())) {
-            if (r.namespaceKeys(part.stream().namespace()).isPresent()) {
-              // An encrypted namespace's entries stay in their sealed WAL chunks: a segment would
-              // hold its batches in plaintext, and segments have no sealed form yet
-              // (docs/security.md, "Data at rest").
+            if (!canSegment(r.namespaceKeys(part.stream().namespace()), encryption)) {
               continue;
             }
             long id = part.stream().id();
@@ -116,7 +138,7 @@ public final class Segmenter {
                 i++;
               }
               if (bytes >= thresholdBytes) {
-                return new Candidate(id, p, run, part.streamEpoch());
+                return new Candidate(id, p, run, part.streamEpoch(), part.stream().namespace());
               }
             }
           }
@@ -136,8 +158,13 @@ public final class Segmenter {
       return CompletableFuture.completedFuture(false);
     }
     SegmentBuilder b = new SegmentBuilder(c.streamId(), c.partition(), c.run().get(0).baseOffset());
+    long now = clock.millis();
+    Ulid ulid = ulids.next(now);
+    String key =
+        ObjectLayout.segmentKey(ctx.clusterId(), c.streamId(), c.partition(), b.nextOffset(), ulid);
     return addAll(b, c.run(), 0)
-        .thenCompose(v -> write(c, b.build()))
+        .thenCompose(v -> build(b, key, c.namespace(), encryption, keyRandom))
+        .thenCompose(seg -> write(c, seg, ulid, key))
         .exceptionally(
             t -> {
               log.warn("segmenting failed stream={} partition={}", c.streamId(), c.partition(), t);
@@ -159,12 +186,41 @@ public final class Segmenter {
             });
   }
 
-  private CompletableFuture<Boolean> write(Candidate c, Segment seg) {
+  /**
+   * Whether a partition of a namespace with {@code keys} can be segmented or compacted: always when
+   * it has none; with keys, only by a node with key management (it seals the segment) and while
+   * they are not destroyed (a shredded namespace's data is never rewritten: GC collects it).
+   */
+  public static boolean canSegment(
+      java.util.Optional<dev.loam.meta.command.NamespaceKeys> keys,
+      NamespaceEncryption encryption) {
+    if (keys.isEmpty()) {
+      return true;
+    }
+    return encryption != null && encryption.hasKms() && !keys.get().destroyed();
+  }
+
+  /**
+   * The segment {@code b} holds, to be stored at {@code key}: sealed under the namespace's current
+   * key when it has one (segment-v2.md), its data key drawn from {@code keyRandom}; plain
+   * otherwise.
+   */
+  public static CompletableFuture<Segment> build(
+      SegmentBuilder b,
+      String key,
+      String namespace,
+      NamespaceEncryption encryption,
+      java.util.random.RandomGenerator keyRandom) {
+    if (encryption == null) {
+      return CompletableFuture.completedFuture(b.build());
+    }
+    return encryption
+        .sealingKey(namespace)
+        .thenApply(kek -> kek == null ? b.build() : b.buildSealed(key, kek, keyRandom));
+  }
+
+  private CompletableFuture<Boolean> write(Candidate c, Segment seg, Ulid ulid, String key) {
     long now = clock.millis();
-    Ulid ulid = ulids.next(now);
-    String key =
-        ObjectLayout.segmentKey(
-            ctx.clusterId(), c.streamId(), c.partition(), seg.baseOffset(), ulid);
     List<SwapSegment.SegmentEntry> entries = group(seg.batches(), entryMaxBytes);
     long from = c.run().get(0).baseOffset();
     long to = c.run().get(c.run().size() - 1).endOffset();

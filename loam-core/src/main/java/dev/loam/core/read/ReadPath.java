@@ -10,6 +10,7 @@ import dev.loam.meta.command.IndexEntry;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.wal.batch.Record;
 import dev.loam.wal.batch.RecordBatch;
+import dev.loam.wal.segment.SealedSegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +71,7 @@ public final class ReadPath {
   private final SegmentIndexCache segmentIndexes;
   private final int blockBytes;
   private final SealedChunkReader sealed;
+  private final dev.loam.core.crypto.NamespaceEncryption encryption;
 
   /**
    * The bytes {@code [baseOffset, endOffset)} of {@code entry}: whole batches read from it, the
@@ -144,6 +146,7 @@ public final class ReadPath {
       long walReadAheadBytes,
       dev.loam.core.crypto.NamespaceEncryption encryption) {
     this.sealed = encryption == null ? null : new SealedChunkReader(store, encryption);
+    this.encryption = encryption;
     this.store = store;
     this.tailCache = tailCache;
     this.diskCache = diskCache;
@@ -210,7 +213,55 @@ public final class ReadPath {
       }
       return sealed.load(e, this::loadRange);
     }
+    if (maySealSegment(e)) {
+      return segmentIndexes
+          .get(e.objectKey())
+          .thenCompose(
+              ix -> {
+                CompletableFuture<byte[]> stored =
+                    loadRange(e.objectKey(), e.byteOffset(), e.byteLength());
+                if (ix.seal == null) {
+                  return stored;
+                }
+                int[] r = batchRange(e, ix);
+                return stored.thenCompose(b -> openSealed(ix, r[0], r[1] - r[0], b));
+              });
+    }
     return loadRange(e.objectKey(), e.byteOffset(), e.byteLength());
+  }
+
+  /**
+   * Whether segment entry {@code e} may be sealed (segment-v2.md): while some namespace has a key,
+   * a segment entry is read through the segment's batch index, which says so. A cluster that never
+   * encrypted reads segments exactly as before.
+   */
+  private boolean maySealSegment(IndexEntry e) {
+    return encryption != null
+        && ObjectLayout.isSegment(e.objectKey())
+        && encryption.anyNamespaceKeys();
+  }
+
+  /**
+   * Opens the sealed batches {@code [first, first + count)} of a sealed segment from their stored
+   * bytes, with the key its seal names: a {@link dev.loam.error.KeyDestroyedException} naming the
+   * namespace once it is shredded. The bytes stay sealed in every tier; only the result is plain.
+   */
+  private CompletableFuture<byte[]> openSealed(
+      SegmentIndexCache.SegmentIndex ix, int first, int count, byte[] stored) {
+    if (encryption == null) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "sealed segment needs its namespace key but this node has no key management object="
+                  + ix.key
+                  + " keyId="
+                  + ix.seal.keyId()));
+    }
+    return encryption
+        .openingKey(ix.seal.keyId())
+        .thenApply(
+            kek ->
+                SealedSegment.open(ix.key, ix.seal, kek, ix.sealedBatches, first, count, stored));
   }
 
   /**
@@ -228,6 +279,20 @@ public final class ReadPath {
     if (sealed != null && sealed.mayBeSealed(e)) {
       // The whole sealed chunk with one GET of its own, opened here: the rewrite gets plaintext.
       return sealed.load(e, (k, o, l) -> checked(k, o, l, this::rawGet));
+    }
+    if (maySealSegment(e)) {
+      return segmentIndexes
+          .get(e.objectKey())
+          .thenCompose(
+              ix -> {
+                CompletableFuture<byte[]> stored =
+                    checked(e.objectKey(), e.byteOffset(), e.byteLength(), this::rawGet);
+                if (ix.seal == null) {
+                  return stored;
+                }
+                int[] r = batchRange(e, ix);
+                return stored.thenCompose(b -> openSealed(ix, r[0], r[1] - r[0], b));
+              });
     }
     if (readAhead != null) {
       byte[] held = readAhead.get(e.objectKey(), e.byteOffset(), e.byteLength(), false);
@@ -327,18 +392,28 @@ public final class ReadPath {
       int blockEnd = Math.min(ix.blockEnd(ix.blockOf(endBatch)), r[1]);
       long pos = ix.positions[endBatch];
       int len = (int) (ix.positions[blockEnd] - pos);
-      parts.add(loadRange(e.objectKey(), pos, len));
+      CompletableFuture<byte[]> part = loadRange(e.objectKey(), pos, len);
+      if (ix.seal != null) {
+        // The block stays sealed in the caches; only this read's copy is opened.
+        int first = endBatch;
+        int count = blockEnd - endBatch;
+        part = part.thenCompose(b -> openSealed(ix, first, count, b));
+      }
+      parts.add(part);
       bytes += len;
       endBatch = blockEnd;
     }
     long base = ix.baseOffsets[firstBatch];
     long end = ix.baseOffsets[endBatch];
-    int total = (int) bytes;
     return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]))
         .thenApply(
             v -> {
               if (parts.size() == 1) {
                 return new Slice(e, base, end, parts.get(0).join());
+              }
+              int total = 0;
+              for (CompletableFuture<byte[]> p : parts) {
+                total += p.join().length;
               }
               byte[] out = new byte[total];
               int at = 0;

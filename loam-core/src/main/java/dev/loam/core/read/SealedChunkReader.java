@@ -36,6 +36,19 @@ final class SealedChunkReader {
   /** The most objects whose chunk index is held (a few KB each). */
   static final int MAX_INDEXES = 4096;
 
+  /**
+   * Memory for opened chunks' plaintext: a consumer reading a chunk's entries one by one opens it
+   * once instead of once per entry (each open decrypts the whole chunk; docs/operations/
+   * performance.md, "Reads of an encrypted namespace"). Memory only, never on disk.
+   */
+  static final long OPENED_BYTES = 16L << 20;
+
+  /** An opened chunk: its plaintext, where the ciphertext starts in it, and its key id. */
+  private record Opened(byte[] plain, int headerLength, String keyId) {}
+
+  private final LinkedHashMap<String, Opened> opened = new LinkedHashMap<>(64, 0.75f, true);
+  private long openedBytes;
+
   /** Loads a byte range of an object through some tiers of the read path. */
   @FunctionalInterface
   interface RangeLoader {
@@ -74,6 +87,14 @@ final class SealedChunkReader {
               if (!c.sealed()) {
                 return loader.load(key, e.byteOffset(), e.byteLength());
               }
+              Opened held = openedGet(key + "#" + i);
+              if (held != null) {
+                // The key is still asked for, so a shredded namespace fails even while its
+                // plaintext is held here.
+                return encryption
+                    .openingKey(held.keyId())
+                    .thenApply(kek -> slice(e, c, i, held.headerLength(), held.plain()));
+              }
               return loader
                   .load(key, c.offset(), c.length())
                   .thenCompose(bytes -> open(e, c, i, bytes));
@@ -90,23 +111,60 @@ final class SealedChunkReader {
         .openingKey(h.keyId())
         .thenApply(
             kek -> {
-              ByteBuffer plain = WalObjectReader.openChunk(chunk, c, i, e.objectKey(), id -> kek);
-              long from = e.byteOffset() - c.offset() - h.headerLength();
-              if (from < 0 || from + e.byteLength() > plain.remaining()) {
-                throw new CorruptionException(
-                    "index entry outside the plaintext of its sealed chunk object="
-                        + e.objectKey()
-                        + " byteOffset="
-                        + e.byteOffset()
-                        + " byteLength="
-                        + e.byteLength()
-                        + " chunkIndex="
-                        + i);
-              }
-              byte[] out = new byte[e.byteLength()];
-              plain.duplicate().position((int) from).get(out);
-              return out;
+              ByteBuffer buf = WalObjectReader.openChunk(chunk, c, i, e.objectKey(), id -> kek);
+              byte[] plain = new byte[buf.remaining()];
+              buf.duplicate().get(plain);
+              openedPut(e.objectKey() + "#" + i, new Opened(plain, h.headerLength(), h.keyId()));
+              return slice(e, c, i, h.headerLength(), plain);
             });
+  }
+
+  private static byte[] slice(
+      IndexEntry e, ChunkIndexEntry c, int i, int headerLength, byte[] plain) {
+    long from = e.byteOffset() - c.offset() - headerLength;
+    if (from < 0 || from + e.byteLength() > plain.length) {
+      throw new CorruptionException(
+          "index entry outside the plaintext of its sealed chunk object="
+              + e.objectKey()
+              + " byteOffset="
+              + e.byteOffset()
+              + " byteLength="
+              + e.byteLength()
+              + " chunkIndex="
+              + i);
+    }
+    byte[] out = new byte[e.byteLength()];
+    System.arraycopy(plain, (int) from, out, 0, e.byteLength());
+    return out;
+  }
+
+  private Opened openedGet(String key) {
+    synchronized (opened) {
+      return opened.get(key);
+    }
+  }
+
+  private void openedPut(String key, Opened o) {
+    long size = o.plain().length;
+    if (size > OPENED_BYTES / 4) {
+      return;
+    }
+    synchronized (opened) {
+      Opened before = opened.put(key, o);
+      openedBytes += size - (before == null ? 0 : before.plain().length);
+      java.util.Iterator<Opened> it = opened.values().iterator();
+      while (openedBytes > OPENED_BYTES && it.hasNext()) {
+        openedBytes -= it.next().plain().length;
+        it.remove();
+      }
+    }
+  }
+
+  /** Bytes of opened chunks held now; for tests. */
+  long openedBytes() {
+    synchronized (opened) {
+      return openedBytes;
+    }
   }
 
   /** The chunk whose stored bytes hold the entry's whole range. */
@@ -202,6 +260,18 @@ final class SealedChunkReader {
   void invalidate(List<String> keys) {
     synchronized (indexes) {
       keys.forEach(indexes::remove);
+    }
+    java.util.Set<String> gone = new java.util.HashSet<>(keys);
+    synchronized (opened) {
+      java.util.Iterator<Map.Entry<String, Opened>> it = opened.entrySet().iterator();
+      while (it.hasNext()) {
+        Map.Entry<String, Opened> en = it.next();
+        String k = en.getKey();
+        if (gone.contains(k.substring(0, k.lastIndexOf('#')))) {
+          openedBytes -= en.getValue().plain().length;
+          it.remove();
+        }
+      }
     }
   }
 }

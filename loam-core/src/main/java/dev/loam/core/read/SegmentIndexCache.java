@@ -4,6 +4,7 @@ import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.spi.store.ObjectStore;
+import dev.loam.wal.segment.SealedSegment;
 import dev.loam.wal.segment.SegmentBatch;
 import dev.loam.wal.segment.SegmentReader;
 import java.util.Arrays;
@@ -135,7 +136,7 @@ final class SegmentIndexCache {
               long need = SegmentReader.requiredTailLength(footer, size);
               if (need <= tail.bytes().length) {
                 return CompletableFuture.completedFuture(
-                    SegmentReader.parseIndex(tail.bytes(), size));
+                    SegmentReader.parseTail(tail.bytes(), size));
               }
               if (need > Integer.MAX_VALUE - 16) {
                 throw new CorruptionException("segment index too large tailBytes=" + need);
@@ -145,13 +146,13 @@ final class SegmentIndexCache {
                   .thenApply(
                       b -> {
                         stats.segmentIndexGet(b.length);
-                        return SegmentReader.parseIndex(b, size);
+                        return SegmentReader.parseTail(b, size);
                       });
             })
         .handle(
-            (batches, t) -> {
+            (parsed, t) -> {
               if (t == null) {
-                return new SegmentIndex(key, batches, blockBytes);
+                return new SegmentIndex(key, parsed, blockBytes);
               }
               Throwable c =
                   t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
@@ -184,8 +185,24 @@ final class SegmentIndexCache {
     /** The first batch of each block, increasing, starting at 0. */
     final int[] blockStarts;
 
+    /** A sealed segment's seal block (segment-v2.md), or null for a plain segment. */
+    final SealedSegment.Seal seal;
+
+    /** A sealed segment's batch index, which opening its batches needs; null for a plain one. */
+    final List<SegmentBatch> sealedBatches;
+
+    SegmentIndex(String key, SegmentReader.SegmentTail tail, int blockBytes) {
+      this(key, tail.batches(), tail.seal(), blockBytes);
+    }
+
     SegmentIndex(String key, List<SegmentBatch> batches, int blockBytes) {
+      this(key, batches, null, blockBytes);
+    }
+
+    SegmentIndex(String key, List<SegmentBatch> batches, SealedSegment.Seal seal, int blockBytes) {
       this.key = key;
+      this.seal = seal;
+      this.sealedBatches = seal == null ? null : List.copyOf(batches);
       int n = batches.size();
       baseOffsets = new long[n + 1];
       positions = new long[n + 1];
@@ -214,7 +231,11 @@ final class SegmentIndexCache {
     }
 
     long weight() {
-      return 96L + key.length() * 2L + 28L * count() + 4L * blockStarts.length;
+      return 96L
+          + key.length() * 2L
+          + 28L * count()
+          + 4L * blockStarts.length
+          + (seal == null ? 0 : 64L * count() + seal.bytes().length);
     }
 
     /** The batch starting at byte {@code position}, {@link #count()} for the data end, or -1. */

@@ -1,6 +1,5 @@
 package dev.loam.examples.process;
 
-import static dev.loam.examples.process.ChaosRun.BASE;
 import static dev.loam.examples.process.ChaosRun.CONSUMER;
 import static dev.loam.examples.process.ChaosRun.JSON;
 import static dev.loam.examples.process.ChaosRun.PARTITIONS;
@@ -39,7 +38,9 @@ final class ChaosConsumers {
    */
   void consumer(int partition, Random rnd) {
     String path =
-        "/v1/namespaces/default/consumers/"
+        "/v1/namespaces/"
+            + run.namespace
+            + "/consumers/"
             + CONSUMER
             + "/streams/"
             + STREAM
@@ -129,7 +130,7 @@ final class ChaosConsumers {
             run.http.call(
                 node,
                 "GET",
-                BASE
+                run.base()
                     + "/partitions/"
                     + partition
                     + "/records?offset="
@@ -254,7 +255,7 @@ final class ChaosConsumers {
               run.http.call(
                   i,
                   "GET",
-                  BASE
+                  run.base()
                       + "/partitions/"
                       + p
                       + "/records?offset="

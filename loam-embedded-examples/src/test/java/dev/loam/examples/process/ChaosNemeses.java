@@ -341,7 +341,7 @@ final class ChaosNemeses {
     for (int k = 0; k < cluster.size(); k++) {
       int ask = (start + k) % cluster.size();
       try {
-        ChaosHttp.Answer a = run.http.call(ask, "GET", ChaosRun.BASE, null);
+        ChaosHttp.Answer a = run.http.call(ask, "GET", run.base(), null);
         if (a.status() != 200) {
           continue;
         }

@@ -1,6 +1,5 @@
 package dev.loam.examples.process;
 
-import static dev.loam.examples.process.ChaosRun.BASE;
 import static dev.loam.examples.process.ChaosRun.PARTITIONS;
 import static dev.loam.examples.process.ChaosRun.PLAIN_PRODUCERS;
 import static dev.loam.examples.process.ChaosRun.STREAM;
@@ -63,6 +62,14 @@ class ChaosProcessIT {
 
   static final Pattern FAULT = Pattern.compile("loam: node \\S+ fault kind=(\\S+) ");
 
+  /**
+   * The three-node scenario's namespace: encrypted, its master key in a PKCS#12 key store shared by
+   * the node processes ({@code --kms-keystore}), so its appends are sealed WAL chunks and its
+   * segments sealed segments, and the checker judges an encrypted namespace under kills and store
+   * faults. The five-node scenario uses the plain {@code default} namespace.
+   */
+  static final String ENCRYPTED = "vault";
+
   final long seed = Long.getLong("loam.chaos.seed", System.nanoTime());
 
   @TempDir Path tmp;
@@ -82,7 +89,7 @@ class ChaosProcessIT {
   @Test
   void killsAndStoreFaultsLoseNothingAndDuplicateNothing() throws Exception {
     long duration = Long.getLong("loam.chaos.durationS", 45);
-    start("three-nodes", 3, false, duration);
+    start("three-nodes", 3, false, duration, ENCRYPTED);
     ChaosNemeses nemeses = new ChaosNemeses(run, LIVENESS_MS);
     Verdict v =
         runChaos(
@@ -103,13 +110,33 @@ class ChaosProcessIT {
           .isPositive();
     }
     assertThat(v.ackedAppends()).as("the workload made progress").isGreaterThan(50);
+    // The namespace's records went to the store sealed: WAL objects with sealed chunks.
+    assertThat(sealedChunks()).as("sealed WAL chunks in the store").isPositive();
+  }
+
+  /** Sealed chunks in the WAL objects of the shared filesystem store. */
+  private long sealedChunks() throws IOException {
+    long sealed = 0;
+    try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir())) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        // The filesystem store keeps an object in a file named after its key plus "~".
+        String name = f.getFileName().toString();
+        if (!name.endsWith(".wal~") && !name.endsWith(".wal")) {
+          continue;
+        }
+        dev.loam.wal.object.WalObject o =
+            dev.loam.wal.object.WalObjectReader.parse(Files.readAllBytes(f));
+        sealed += o.chunks().stream().filter(c -> c.sealed()).count();
+      }
+    }
+    return sealed;
   }
 
   @Test
   void pausesMinorityKillsClockStepsThrottlingAndInterruptedHandoversLoseNothing()
       throws Exception {
     long duration = Long.getLong("loam.chaos.harshDurationS", 90);
-    start("five-nodes", 5, true, duration);
+    start("five-nodes", 5, true, duration, "default");
     ChaosNemeses nemeses = new ChaosNemeses(run, LIVENESS_MS);
     Verdict v =
         runChaos(
@@ -137,22 +164,36 @@ class ChaosProcessIT {
     }
   }
 
-  private void start(String scenario, int nodes, boolean steppableClocks, long durationSeconds)
+  private void start(
+      String scenario, int nodes, boolean steppableClocks, long durationSeconds, String namespace)
       throws IOException, InterruptedException {
     Path faultFile = tmp.resolve("faults.properties");
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--flush-ms",
+                "10",
+                "--liveness-timeout-ms",
+                Long.toString(LIVENESS_MS),
+                "--fault-file",
+                faultFile.toString()));
+    if (!namespace.equals("default")) {
+      Path password = tmp.resolve("kms-password");
+      Files.writeString(password, "chaos-keystore-password\n", StandardCharsets.UTF_8);
+      args.addAll(
+          List.of(
+              "--kms-keystore",
+              tmp.resolve("kms.p12").toString(),
+              "--kms-password-file",
+              password.toString()));
+    }
     ChaosRun[] holder = new ChaosRun[1];
     ProcessCluster.Builder b =
         ProcessCluster.builder()
             .nodes(nodes)
             .logDir(Path.of("target", "process-cluster", getClass().getSimpleName(), scenario))
             .readyTimeout(Duration.ofSeconds(120))
-            .nodeArgs(
-                "--flush-ms",
-                "10",
-                "--liveness-timeout-ms",
-                Long.toString(LIVENESS_MS),
-                "--fault-file",
-                faultFile.toString())
+            .nodeArgs(args.toArray(String[]::new))
             .lineListener(
                 (node, line) -> {
                   Matcher m = FAULT.matcher(line);
@@ -169,7 +210,7 @@ class ChaosProcessIT {
           .nodeArgs("--meta-segment-kib", "16");
     }
     cluster = b.start();
-    run = new ChaosRun(cluster, faultFile, seed, durationSeconds);
+    run = new ChaosRun(cluster, namespace, faultFile, seed, durationSeconds);
     holder[0] = run;
   }
 
@@ -182,15 +223,25 @@ class ChaosProcessIT {
   private Verdict runChaos(String title, String file, Consumer<Random> nemeses) throws Exception {
     System.out.println(title + ": seed=" + seed + " durationS=" + run.durationSeconds);
     Random rnd = new Random(seed);
+    if (!run.namespace.equals("default")) {
+      Answer ns =
+          run.http.call(
+              0,
+              "POST",
+              "/v1/namespaces",
+              "{\"name\":\"" + run.namespace + "\",\"encrypted\":true}");
+      assertThat(ns.status()).as(ns.body()).isEqualTo(201);
+      assertThat(ns.body()).contains("\"encrypted\":true");
+    }
     Answer created =
         run.http.call(
             0,
             "POST",
-            "/v1/namespaces/default/streams",
+            "/v1/namespaces/" + run.namespace + "/streams",
             "{\"name\":\"" + STREAM + "\",\"partitions\":" + PARTITIONS + "}");
     assertThat(created.status()).as(created.body()).isEqualTo(201);
     for (int i = 0; i < cluster.size(); i++) {
-      run.http.awaitStatus(i, BASE, 200);
+      run.http.awaitStatus(i, run.base(), 200);
     }
     ChaosProducers producers = new ChaosProducers(run);
     ChaosConsumers consumers = new ChaosConsumers(run);

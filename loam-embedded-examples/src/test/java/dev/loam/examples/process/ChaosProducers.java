@@ -1,6 +1,5 @@
 package dev.loam.examples.process;
 
-import static dev.loam.examples.process.ChaosRun.BASE;
 import static dev.loam.examples.process.ChaosRun.DROP_ANSWER;
 import static dev.loam.examples.process.ChaosRun.JSON;
 import static dev.loam.examples.process.ChaosRun.PARTITIONS;
@@ -78,7 +77,7 @@ final class ChaosProducers {
         return;
       }
       try {
-        Answer a = run.http.call(node, "POST", BASE + "/records", body);
+        Answer a = run.http.call(node, "POST", run.base() + "/records", body);
         switch (a.status()) {
           case 200 -> {
             if (attempt < 3 && rnd.nextDouble() < DROP_ANSWER) {
@@ -148,7 +147,7 @@ final class ChaosProducers {
       run.checker.sent(values);
       int node = rnd.nextInt(run.cluster.size());
       try {
-        Answer a = run.http.call(node, "POST", BASE + "/records", body.toString());
+        Answer a = run.http.call(node, "POST", run.base() + "/records", body.toString());
         switch (a.status()) {
           case 200 -> acked(partition, values, a);
           case 503, 429 -> run.checker.definitelyFailed(values);

@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ChaosRun {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String STREAM = "chaos";
-  static final String BASE = "/v1/namespaces/default/streams/" + STREAM;
   static final String CONSUMER = "chaos-readers";
   static final int PARTITIONS = 4;
   static final int PLAIN_PRODUCERS = 2;
@@ -33,6 +32,10 @@ final class ChaosRun {
   static final double DROP_ANSWER = 0.1;
 
   final ProcessCluster cluster;
+
+  /** The namespace the workload writes to and reads from. */
+  final String namespace;
+
   final ChaosHttp http;
   final Path faultFile;
   final long seed;
@@ -77,6 +80,17 @@ final class ChaosRun {
   final long[] consumerFinal = {-1, -1, -1, -1};
 
   ChaosRun(ProcessCluster cluster, Path faultFile, long seed, long durationSeconds) {
+    this(cluster, "default", faultFile, seed, durationSeconds);
+  }
+
+  /** The workload stream's HTTP path. */
+  String base() {
+    return "/v1/namespaces/" + namespace + "/streams/" + STREAM;
+  }
+
+  ChaosRun(
+      ProcessCluster cluster, String namespace, Path faultFile, long seed, long durationSeconds) {
+    this.namespace = namespace;
     this.cluster = cluster;
     this.http = new ChaosHttp(cluster);
     this.faultFile = faultFile;

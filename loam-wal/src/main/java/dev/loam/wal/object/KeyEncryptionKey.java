@@ -55,6 +55,43 @@ public final class KeyEncryptionKey {
     return material;
   }
 
+  /**
+   * Wraps a 32-byte data key under this key with AES Key Wrap (RFC 3394, default IV).
+   *
+   * @return the 40 wrapped bytes
+   */
+  public byte[] wrapDataKey(byte[] dataKey) {
+    try {
+      javax.crypto.Cipher wrap = javax.crypto.Cipher.getInstance("AESWrap");
+      wrap.init(
+          javax.crypto.Cipher.WRAP_MODE, new javax.crypto.spec.SecretKeySpec(material, "AES"));
+      return wrap.wrap(new javax.crypto.spec.SecretKeySpec(dataKey, "AES"));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new LoamException(
+          LoamException.Kind.INTERNAL, "aes key wrap failed keyId=" + id + " cause=" + e, e);
+    }
+  }
+
+  /**
+   * Unwraps a data key wrapped by {@link #wrapDataKey}.
+   *
+   * @return the data key, or null when the wrapped bytes fail AES-KW's integrity check (damaged, or
+   *     wrapped under another key)
+   */
+  public javax.crypto.SecretKey unwrapDataKey(byte[] wrapped) {
+    try {
+      javax.crypto.Cipher unwrap = javax.crypto.Cipher.getInstance("AESWrap");
+      unwrap.init(
+          javax.crypto.Cipher.UNWRAP_MODE, new javax.crypto.spec.SecretKeySpec(material, "AES"));
+      return (javax.crypto.SecretKey) unwrap.unwrap(wrapped, "AES", javax.crypto.Cipher.SECRET_KEY);
+    } catch (java.security.InvalidKeyException e) {
+      return null;
+    } catch (java.security.GeneralSecurityException e) {
+      throw new LoamException(
+          LoamException.Kind.INTERNAL, "aes key unwrap unavailable keyId=" + id + " cause=" + e, e);
+    }
+  }
+
   /** Overwrites the key material with zeros; the key is unusable afterwards. */
   public void destroy() {
     Arrays.fill(material, (byte) 0);

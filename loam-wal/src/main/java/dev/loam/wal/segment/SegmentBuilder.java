@@ -5,16 +5,19 @@ import dev.loam.error.LoamException.Kind;
 import dev.loam.wal.BigEndian;
 import dev.loam.wal.batch.RecordBatch;
 import dev.loam.wal.batch.RecordBatches;
+import dev.loam.wal.object.KeyEncryptionKey;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.random.RandomGenerator;
 
 /**
- * Builds one segment v1 (docs/formats/segment-v1.md) of one partition from the bytes of its
- * offset-index entries, in offset order. Batches are copied verbatim except their baseOffset field,
- * which is set to the assigned offset (outside the Kafka batch CRC, so nothing is re-encoded).
- * Memory is the segment's size: the caller bounds it by choosing how much to add. Not thread-safe.
+ * Builds one segment v1 (docs/formats/segment-v1.md), or sealed v2 (segment-v2.md), of one
+ * partition from the bytes of its offset-index entries, in offset order. Batches are copied
+ * verbatim except their baseOffset field, which is set to the assigned offset (outside the Kafka
+ * batch CRC, so nothing is re-encoded). Memory is the segment's size: the caller bounds it by
+ * choosing how much to add. Not thread-safe.
  */
 public final class SegmentBuilder {
   private final long streamId;
@@ -144,7 +147,7 @@ public final class SegmentBuilder {
   }
 
   /**
-   * Writes header, index and footer.
+   * Writes header, index and footer: a segment v1.
    *
    * @throws LoamException INVALID if no batch was added
    */
@@ -152,27 +155,95 @@ public final class SegmentBuilder {
     if (batches.isEmpty()) {
       throw new LoamException(Kind.INVALID, "a segment needs at least one batch");
     }
-    int indexLength = SegmentFormat.INDEX_FIXED + batches.size() * SegmentFormat.ENTRY_SIZE;
-    int size = dataLength + indexLength + SegmentFormat.FOOTER_SIZE;
-    byte[] out = Arrays.copyOf(data, size);
+    byte[] out = Arrays.copyOf(data, dataLength + tailLength(0));
+    return finish(out, batches, SegmentFormat.VERSION, null);
+  }
+
+  /**
+   * Writes a sealed segment v2 (docs/formats/segment-v2.md) to be stored at {@code objectKey}:
+   * every batch encrypted under a fresh data key drawn from {@code random}, wrapped under {@code
+   * kek}.
+   *
+   * @throws LoamException INVALID if no batch was added, the object key is not 1..1024 bytes of
+   *     UTF-8, or the sealed segment would be too large
+   */
+  public Segment buildSealed(String objectKey, KeyEncryptionKey kek, RandomGenerator random) {
+    if (batches.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "a segment needs at least one batch");
+    }
+    byte[] material = new byte[SealedSegment.DATA_KEY_LENGTH];
+    random.nextBytes(material);
+    try {
+      byte[] seal =
+          SealedSegment.sealBlock(
+              kek, material, compacted ? SegmentFormat.FLAG_COMPACTED : 0, streamId, partition);
+      long size =
+          (long) dataLength
+              + (long) batches.size() * SealedSegment.TAG_LENGTH
+              + tailLength(seal.length);
+      if (size > SegmentFormat.MAX_OBJECT_SIZE) {
+        throw new LoamException(Kind.INVALID, "segment too large bytes=" + size);
+      }
+      byte[] out = new byte[(int) size];
+      javax.crypto.SecretKey dk = SealedSegment.dataKey(material);
+      List<SegmentBatch> sealed = new ArrayList<>(batches.size());
+      long pos = SegmentFormat.HEADER_SIZE;
+      for (int i = 0; i < batches.size(); i++) {
+        SegmentBatch b = batches.get(i);
+        SegmentBatch s =
+            new SegmentBatch(
+                b.baseOffset(),
+                b.recordCount(),
+                b.maxTimestamp(),
+                pos,
+                b.length() + SealedSegment.TAG_LENGTH);
+        SealedSegment.sealBatch(
+            dk, objectKey, seal, i, s, data, (int) b.position(), b.length(), out, (int) pos);
+        sealed.add(s);
+        pos += s.length();
+      }
+      return finish(out, sealed, SegmentFormat.VERSION_SEALED, seal);
+    } finally {
+      Arrays.fill(material, (byte) 0);
+    }
+  }
+
+  private int tailLength(int sealLength) {
+    return SegmentFormat.INDEX_FIXED
+        + batches.size() * SegmentFormat.ENTRY_SIZE
+        + sealLength
+        + SegmentFormat.FOOTER_SIZE;
+  }
+
+  /** Writes header, index (and seal block) and footer around the data already in {@code out}. */
+  private Segment finish(byte[] out, List<SegmentBatch> stored, int version, byte[] seal) {
+    SegmentBatch last = stored.get(stored.size() - 1);
+    int dataEnd = (int) (last.position() + last.length());
+    int indexLength =
+        SegmentFormat.INDEX_FIXED
+            + stored.size() * SegmentFormat.ENTRY_SIZE
+            + (seal == null ? 0 : seal.length);
     BigEndian.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
-    BigEndian.putShort(out, SegmentFormat.H_VERSION, SegmentFormat.VERSION);
+    BigEndian.putShort(out, SegmentFormat.H_VERSION, version);
     out[SegmentFormat.H_ENCODING] = SegmentFormat.ENCODING_KAFKA;
     out[SegmentFormat.H_FLAGS] = (byte) (compacted ? SegmentFormat.FLAG_COMPACTED : 0);
     BigEndian.putLong(out, SegmentFormat.H_STREAM_ID, streamId);
     BigEndian.putInt(out, SegmentFormat.H_PARTITION, partition);
     BigEndian.putLong(out, SegmentFormat.H_BASE_OFFSET, baseOffset);
     BigEndian.putInt(out, SegmentFormat.H_CRC, SegmentFormat.crc(out, 0, SegmentFormat.H_CRC));
-    int idx = dataLength;
-    BigEndian.putInt(out, idx, batches.size());
+    int idx = dataEnd;
+    BigEndian.putInt(out, idx, stored.size());
     int e = idx + SegmentFormat.INDEX_FIXED;
-    for (SegmentBatch b : batches) {
+    for (SegmentBatch b : stored) {
       BigEndian.putLong(out, e + SegmentFormat.E_BASE_OFFSET, b.baseOffset());
       BigEndian.putInt(out, e + SegmentFormat.E_RECORD_COUNT, b.recordCount());
       BigEndian.putLong(out, e + SegmentFormat.E_MAX_TIMESTAMP, b.maxTimestamp());
       BigEndian.putLong(out, e + SegmentFormat.E_POSITION, b.position());
       BigEndian.putInt(out, e + SegmentFormat.E_LENGTH, b.length());
       e += SegmentFormat.ENTRY_SIZE;
+    }
+    if (seal != null) {
+      System.arraycopy(seal, 0, out, e, seal.length);
     }
     int f = idx + indexLength;
     BigEndian.putLong(out, f + SegmentFormat.F_INDEX_OFFSET, idx);
@@ -181,12 +252,12 @@ public final class SegmentBuilder {
     BigEndian.putInt(
         out,
         f + SegmentFormat.F_DATA_CRC,
-        SegmentFormat.crc(out, SegmentFormat.HEADER_SIZE, dataLength - SegmentFormat.HEADER_SIZE));
-    BigEndian.putShort(out, f + SegmentFormat.F_VERSION, SegmentFormat.VERSION);
+        SegmentFormat.crc(out, SegmentFormat.HEADER_SIZE, dataEnd - SegmentFormat.HEADER_SIZE));
+    BigEndian.putShort(out, f + SegmentFormat.F_VERSION, version);
     BigEndian.putShort(out, f + SegmentFormat.F_RESERVED, 0);
     BigEndian.putInt(
         out, f + SegmentFormat.F_FOOTER_CRC, SegmentFormat.crc(out, f, SegmentFormat.F_FOOTER_CRC));
     BigEndian.putInt(out, f + SegmentFormat.F_MAGIC, SegmentFormat.FOOTER_MAGIC);
-    return new Segment(streamId, partition, baseOffset, batches, out);
+    return new Segment(streamId, partition, baseOffset, stored, out);
   }
 }

@@ -2,11 +2,15 @@ package dev.loam.wal.segment;
 
 import java.util.zip.CRC32C;
 
-/** Layout constants of segment format v1 (docs/formats/segment-v1.md). */
+/** Layout constants of segment formats v1 and v2 (docs/formats/segment-v1.md, segment-v2.md). */
 final class SegmentFormat {
   private SegmentFormat() {}
 
   static final int VERSION = 1;
+
+  /** Sealed segments (segment-v2.md). */
+  static final int VERSION_SEALED = 2;
+
   static final int ENCODING_KAFKA = 0;
 
   /** Header flag bit 0: batches were re-encoded by the compactor and are dense by offset span. */

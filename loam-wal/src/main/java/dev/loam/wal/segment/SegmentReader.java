@@ -7,14 +7,16 @@ import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.wal.BigEndian;
 import dev.loam.wal.batch.RecordBatch;
+import dev.loam.wal.object.KeyResolver;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Decodes and validates segments v1 (docs/formats/segment-v1.md): a tail (footer + index) or the
- * whole object. Stateless and thread-safe. Corruption messages name the field and expected/actual
- * values; the caller appends {@code key=<object key>}.
+ * Decodes and validates segments v1 and sealed v2 (docs/formats/segment-v1.md, segment-v2.md): a
+ * tail (footer + index) or the whole object. Stateless and thread-safe. Corruption messages name
+ * the field and expected/actual values; the caller appends {@code key=<object key>}.
  */
 public final class SegmentReader {
   /** Size of the fixed footer at the end of every segment. */
@@ -24,7 +26,16 @@ public final class SegmentReader {
   public static final int HEADER_SIZE = SegmentFormat.HEADER_SIZE;
 
   /** The footer: where the index is, and the CRCs of index and data. */
-  public record SegmentFooter(long indexOffset, int indexLength, int indexCrc32c, int dataCrc32c) {}
+  public record SegmentFooter(
+      long indexOffset, int indexLength, int indexCrc32c, int dataCrc32c, int version) {
+    /** Whether the segment is sealed (version 2, segment-v2.md). */
+    public boolean sealed() {
+      return version == SegmentFormat.VERSION_SEALED;
+    }
+  }
+
+  /** A validated batch index: the batches, and for a sealed segment its seal block (else null). */
+  public record SegmentTail(List<SegmentBatch> batches, SealedSegment.Seal seal) {}
 
   private SegmentReader() {}
 
@@ -66,7 +77,7 @@ public final class SegmentReader {
           "segment footer crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
     int version = BigEndian.getU16(tail, f + SegmentFormat.F_VERSION);
-    if (version != SegmentFormat.VERSION) {
+    if (version != SegmentFormat.VERSION && version != SegmentFormat.VERSION_SEALED) {
       throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
     }
     int reserved = BigEndian.getU16(tail, f + SegmentFormat.F_RESERVED);
@@ -90,7 +101,8 @@ public final class SegmentReader {
         indexOffset,
         indexLength,
         BigEndian.getInt(tail, f + SegmentFormat.F_INDEX_CRC),
-        BigEndian.getInt(tail, f + SegmentFormat.F_DATA_CRC));
+        BigEndian.getInt(tail, f + SegmentFormat.F_DATA_CRC),
+        version);
   }
 
   /** How many bytes from the end hold the footer and the index. */
@@ -106,6 +118,15 @@ public final class SegmentReader {
    * @throws LoamException INVALID if the tail is too short for the index
    */
   public static List<SegmentBatch> parseIndex(byte[] tail, long objectSize) {
+    return parseTail(tail, objectSize).batches();
+  }
+
+  /**
+   * As {@link #parseIndex}, also returning a sealed segment's seal block (segment-v2.md).
+   *
+   * @throws LoamException INVALID if the tail is too short for the index
+   */
+  public static SegmentTail parseTail(byte[] tail, long objectSize) {
     SegmentFooter footer = parseFooter(tail, objectSize);
     long need = requiredTailLength(footer, objectSize);
     if (tail.length < need) {
@@ -121,9 +142,14 @@ public final class SegmentReader {
           "segment index crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
     long count = BigEndian.getInt(tail, idx) & 0xffffffffL;
-    if (count < 1
-        || count > SegmentFormat.MAX_BATCHES
-        || SegmentFormat.INDEX_FIXED + count * SegmentFormat.ENTRY_SIZE != footer.indexLength()) {
+    long sealLength =
+        footer.indexLength() - SegmentFormat.INDEX_FIXED - count * SegmentFormat.ENTRY_SIZE;
+    boolean lengthOk =
+        footer.sealed()
+            ? sealLength > SealedSegment.SEAL_FIXED
+                && sealLength <= SealedSegment.SEAL_FIXED + SealedSegment.MAX_KEY_ID_BYTES
+            : sealLength == 0;
+    if (count < 1 || count > SegmentFormat.MAX_BATCHES || !lengthOk) {
       throw new CorruptionException(
           "segment index count does not match its length count="
               + count
@@ -131,6 +157,7 @@ public final class SegmentReader {
               + footer.indexLength());
     }
     List<SegmentBatch> out = new ArrayList<>((int) count);
+    int minLength = 61 + (footer.sealed() ? SealedSegment.TAG_LENGTH : 0);
     long expectedPosition = HEADER_SIZE;
     long expectedOffset = -1;
     int e = idx + SegmentFormat.INDEX_FIXED;
@@ -143,7 +170,7 @@ public final class SegmentReader {
               BigEndian.getLong(tail, e + SegmentFormat.E_POSITION),
               BigEndian.getInt(tail, e + SegmentFormat.E_LENGTH));
       String at = " batch=" + i;
-      if (b.recordCount() < 1 || b.length() < 61 || b.baseOffset() < 0) {
+      if (b.recordCount() < 1 || b.length() < minLength || b.baseOffset() < 0) {
         throw new CorruptionException(
             "segment index entry out of range"
                 + at
@@ -193,7 +220,9 @@ public final class SegmentReader {
               + " indexOffset="
               + footer.indexOffset());
     }
-    return out;
+    SealedSegment.Seal seal =
+        footer.sealed() ? SealedSegment.parseSeal(tail, e, (int) sealLength) : null;
+    return new SegmentTail(out, seal);
   }
 
   /**
@@ -207,6 +236,22 @@ public final class SegmentReader {
    * @throws LoamException INVALID for an unsupported version or encoding
    */
   public static Segment parse(byte[] bytes) {
+    return parse(bytes, null, null);
+  }
+
+  /**
+   * As {@link #parse(byte[])}, also for a sealed segment (segment-v2.md) stored at {@code
+   * objectKey}: every batch is opened with the key {@code keys} resolves and checked as in v1. The
+   * returned segment holds the stored bytes and the stored positions.
+   *
+   * @param objectKey the segment's store key; null only for v1 segments
+   * @param keys resolves the seal's key; null only for v1 segments
+   * @throws CorruptionException on any damage, including a batch that fails authentication
+   * @throws LoamException INVALID for an unsupported version or encoding, or a sealed segment
+   *     without a key resolver; the resolver's errors ({@link dev.loam.error.KeyDestroyedException}
+   *     for a destroyed key)
+   */
+  public static Segment parse(byte[] bytes, String objectKey, KeyResolver keys) {
     if (bytes.length < HEADER_SIZE) {
       throw new CorruptionException("segment truncated header length=" + bytes.length);
     }
@@ -225,7 +270,7 @@ public final class SegmentReader {
           "segment header crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
     int version = BigEndian.getU16(bytes, SegmentFormat.H_VERSION);
-    if (version != SegmentFormat.VERSION) {
+    if (version != SegmentFormat.VERSION && version != SegmentFormat.VERSION_SEALED) {
       throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
     }
     int encoding = bytes[SegmentFormat.H_ENCODING] & 0xff;
@@ -247,7 +292,8 @@ public final class SegmentReader {
     if (bytes.length < HEADER_SIZE + FOOTER_SIZE + SegmentFormat.INDEX_FIXED) {
       throw new CorruptionException("segment truncated length=" + bytes.length);
     }
-    List<SegmentBatch> batches = parseIndex(bytes, bytes.length);
+    SegmentTail parsedTail = parseTail(bytes, bytes.length);
+    List<SegmentBatch> batches = parsedTail.batches();
     if (batches.get(0).baseOffset() != baseOffset) {
       throw new CorruptionException(
           "segment header base offset differs from the index header="
@@ -256,6 +302,13 @@ public final class SegmentReader {
               + batches.get(0).baseOffset());
     }
     SegmentFooter footer = parseFooter(bytes, bytes.length);
+    if (footer.version() != version) {
+      throw new CorruptionException(
+          "segment footer version differs from the header header="
+              + version
+              + " footer="
+              + footer.version());
+    }
     int dataCrc = SegmentFormat.crc(bytes, HEADER_SIZE, (int) footer.indexOffset() - HEADER_SIZE);
     if (dataCrc != footer.dataCrc32c()) {
       throw new CorruptionException(
@@ -264,10 +317,54 @@ public final class SegmentReader {
               + " computed="
               + hex(dataCrc));
     }
-    for (int i = 0; i < batches.size(); i++) {
-      SegmentBatch b = batches.get(i);
+    byte[] plain = bytes;
+    List<SegmentBatch> plainBatches = batches;
+    if (parsedTail.seal() != null) {
+      SealedSegment.Seal seal = parsedTail.seal();
+      if (seal.streamId() != streamId
+          || seal.partition() != partition
+          || seal.flags() != (bytes[SegmentFormat.H_FLAGS] & 0xff)) {
+        throw new CorruptionException(
+            "segment seal block differs from the header flags="
+                + seal.flags()
+                + " streamId="
+                + seal.streamId()
+                + " partition="
+                + seal.partition()
+                + " headerStreamId="
+                + streamId
+                + " headerPartition="
+                + partition);
+      }
+      if (keys == null || objectKey == null) {
+        throw new LoamException(
+            Kind.INVALID, "a sealed segment needs its object key and a key resolver");
+      }
+      byte[] sealedData = Arrays.copyOfRange(bytes, HEADER_SIZE, (int) footer.indexOffset());
+      byte[] opened =
+          SealedSegment.open(
+              objectKey,
+              seal,
+              SealedSegment.resolve(seal, objectKey, keys),
+              batches,
+              0,
+              batches.size(),
+              sealedData);
+      plain = new byte[HEADER_SIZE + opened.length];
+      System.arraycopy(opened, 0, plain, HEADER_SIZE, opened.length);
+      plainBatches = new ArrayList<>(batches.size());
+      long pos = HEADER_SIZE;
+      for (SegmentBatch b : batches) {
+        int len = b.length() - SealedSegment.TAG_LENGTH;
+        plainBatches.add(
+            new SegmentBatch(b.baseOffset(), b.recordCount(), b.maxTimestamp(), pos, len));
+        pos += len;
+      }
+    }
+    for (int i = 0; i < plainBatches.size(); i++) {
+      SegmentBatch b = plainBatches.get(i);
       RecordBatch rb =
-          RecordBatch.readFrom(ByteBuffer.wrap(bytes, (int) b.position(), b.length()).slice());
+          RecordBatch.readFrom(ByteBuffer.wrap(plain, (int) b.position(), b.length()).slice());
       if (rb.sizeInBytes() != b.length()
           || rb.baseOffset() != b.baseOffset()
           || (compacted

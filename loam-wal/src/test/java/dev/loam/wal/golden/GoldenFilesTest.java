@@ -208,4 +208,45 @@ class GoldenFilesTest {
         .isEqualTo(GoldenFixtures.records());
     assertThat(GoldenFixtures.segment().bytes()).isEqualTo(bytes);
   }
+
+  @Test
+  void segmentV2() throws IOException {
+    byte[] bytes = golden(GoldenFixtures.SEGMENT_V2);
+    dev.loam.wal.segment.Segment s =
+        dev.loam.wal.segment.SegmentReader.parse(
+            bytes, GoldenFixtures.SEGMENT_KEY_V2, id -> GoldenFixtures.kek(1));
+    assertThat(s.streamId()).isEqualTo(7L);
+    assertThat(s.partition()).isEqualTo(3);
+    assertThat(s.batches())
+        .extracting(
+            dev.loam.wal.segment.SegmentBatch::baseOffset,
+            dev.loam.wal.segment.SegmentBatch::recordCount,
+            dev.loam.wal.segment.SegmentBatch::maxTimestamp)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(1000L, 3, 1_718_000_000_250L),
+            org.assertj.core.groups.Tuple.tuple(1003L, 3, 1_718_000_000_250L),
+            org.assertj.core.groups.Tuple.tuple(1006L, 1, 5L));
+    // Opened, the batches are the v1 golden's data region byte for byte.
+    dev.loam.wal.segment.SegmentReader.SegmentTail t =
+        dev.loam.wal.segment.SegmentReader.parseTail(bytes, bytes.length);
+    assertThat(t.seal().keyId()).isEqualTo(GoldenFixtures.kek(1).id());
+    byte[] plain =
+        dev.loam.wal.segment.SealedSegment.open(
+            GoldenFixtures.SEGMENT_KEY_V2,
+            t.seal(),
+            GoldenFixtures.kek(1),
+            t.batches(),
+            0,
+            t.batches().size(),
+            java.util.Arrays.copyOfRange(
+                bytes, dev.loam.wal.segment.SegmentReader.HEADER_SIZE, (int) s.dataEnd()));
+    byte[] v1 = golden(GoldenFixtures.SEGMENT_V1);
+    assertThat(plain)
+        .isEqualTo(
+            java.util.Arrays.copyOfRange(
+                v1,
+                dev.loam.wal.segment.SegmentReader.HEADER_SIZE,
+                (int) GoldenFixtures.segment().dataEnd()));
+    assertThat(GoldenFixtures.segmentV2().bytes()).isEqualTo(bytes);
+  }
 }

@@ -46,5 +46,6 @@ public final class GoldenFilesWriter {
     Files.write(dir.resolve(GoldenFixtures.WAL_V1), GoldenFixtures.walObject().bytes());
     Files.write(dir.resolve(GoldenFixtures.SEGMENT_V1), GoldenFixtures.segment().bytes());
     Files.write(dir.resolve(GoldenFixtures.WAL_V2), GoldenFixtures.walObjectV2().bytes());
+    Files.write(dir.resolve(GoldenFixtures.SEGMENT_V2), GoldenFixtures.segmentV2().bytes());
   }
 }

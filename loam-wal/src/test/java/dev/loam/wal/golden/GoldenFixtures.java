@@ -28,6 +28,7 @@ final class GoldenFixtures {
   static final String WAL_V1 = "wal-object-v1.bin";
   static final String SEGMENT_V1 = "segment-v1.bin";
   static final String WAL_V2 = "wal-object-v2.bin";
+  static final String SEGMENT_V2 = "segment-v2.bin";
 
   static final Ulid ULID = Ulid.parse("01J0GXQ2E4KX9V0M3N5P6R8S9T");
   static final String NODE_ID = "node-a";
@@ -122,5 +123,26 @@ final class GoldenFixtures {
         RecordBatchEncoder.encode(
             BatchSettings.plain(Compression.NONE), List.of(RecordData.of(5L, null, utf8("z")))));
     return b.build();
+  }
+
+  static final String SEGMENT_KEY_V2 =
+      "seg/cluster-1/7/3/00000000000000001000-01J0GXQ2E4KX9V0M3N5P6R8S9T.seg";
+
+  /**
+   * Segment v2 (sealed): the batches of {@link #segment()}, sealed under {@code kek(1)} for the key
+   * {@link #SEGMENT_KEY_V2}, the data key from {@code SplittableRandom(2)}.
+   */
+  static dev.loam.wal.segment.Segment segmentV2() {
+    dev.loam.wal.segment.SegmentBuilder b = new dev.loam.wal.segment.SegmentBuilder(7, 3, 1000);
+    byte[] one = batchNone();
+    byte[] two = new byte[one.length * 2];
+    System.arraycopy(one, 0, two, 0, one.length);
+    System.arraycopy(one, 0, two, one.length, one.length);
+    b.addEntry(1000, two);
+    b.addEntry(
+        1006,
+        RecordBatchEncoder.encode(
+            BatchSettings.plain(Compression.NONE), List.of(RecordData.of(5L, null, utf8("z")))));
+    return b.buildSealed(SEGMENT_KEY_V2, kek(1), new SplittableRandom(2));
   }
 }

@@ -87,11 +87,11 @@ class SegmentBuilderTest {
     SegmentBuilder b = new SegmentBuilder(1, 0, 0);
     b.addEntry(0, batch(1));
     byte[] s = b.build().bytes();
-    BigEndian.putShort(s, SegmentFormat.H_VERSION, 2);
+    BigEndian.putShort(s, SegmentFormat.H_VERSION, 3);
     BigEndian.putInt(s, SegmentFormat.H_CRC, SegmentFormat.crc(s, 0, SegmentFormat.H_CRC));
     assertThatThrownBy(() -> SegmentReader.parse(s))
         .isInstanceOf(LoamException.class)
         .isNotInstanceOf(CorruptionException.class)
-        .hasMessageContaining("unsupported segment version=2");
+        .hasMessageContaining("unsupported segment version=3");
   }
 }
