@@ -727,7 +727,22 @@ public final class LogService implements Log {
   @Override
   public CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec) {
+    StreamInfo quorumStream;
+    try {
+      quorumStream = quorumStream(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (quorumStream != null) {
+      return quorum.listOffset(namespace, stream, quorumStream, partition, spec);
+    }
     return fetcher.listOffset(namespace, stream, partition, spec);
+  }
+
+  @Override
+  public Optional<String> partitionLeader(String namespace, String stream, int partition) {
+    StreamInfo s = quorumStream(namespace, stream);
+    return s == null ? Optional.empty() : quorum.leader(s.id(), partition);
   }
 
   // ---------------------------------------------------------------- producers (§7)

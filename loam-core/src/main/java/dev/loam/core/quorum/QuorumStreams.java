@@ -4,6 +4,7 @@ import dev.loam.api.BatchFetchResult;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.NotOwnerException;
+import dev.loam.api.OffsetSpec;
 import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
 import dev.loam.core.read.ReadPath;
@@ -195,6 +196,67 @@ public final class QuorumStreams {
             });
   }
 
+  /**
+   * The earliest offset this replica serves, or the high watermark; a timestamp lookup answers the
+   * first batch whose newest record is at or after it, else the high watermark (like the other
+   * classes, at batch granularity).
+   */
+  public CompletableFuture<Long> listOffset(
+      String namespace, String stream, StreamInfo s, int partition, OffsetSpec spec) {
+    return read(namespace, stream, s, partition, 0, Integer.MAX_VALUE, Duration.ZERO)
+        .thenApply(
+            r -> {
+              if (spec instanceof OffsetSpec.Earliest) {
+                return r.startOffset();
+              }
+              if (spec instanceof OffsetSpec.ForTimestamp t) {
+                for (byte[] b : r.batches()) {
+                  IndexEntry e = entryOf(b, s, partition);
+                  if (e.maxTimestamp() >= t.millis()) {
+                    return e.baseOffset();
+                  }
+                }
+              }
+              return r.highWatermark();
+            });
+  }
+
+  /** See {@code Log#partitionLeader}: the journal's leader when known here, else a replica. */
+  public Optional<String> leader(long streamId, int partition) {
+    Optional<String> journal = ctx.meta().read(r -> r.journalOf(streamId, partition));
+    if (journal.isEmpty()) {
+      return Optional.empty();
+    }
+    String j = journal.get();
+    if (host != null && host.replicates(j)) {
+      Optional<String> l = host.leader(j);
+      if (l.isPresent()) {
+        return l;
+      }
+    }
+    return Optional.ofNullable(ctx.meta().read(r -> pickReplica(r, j)));
+  }
+
+  /** A live replica of {@code journal}, one in this node's zone first; null if none is live. */
+  private String pickReplica(MetaReader r, String journal) {
+    List<String> replicas = r.journalReplicas(journal).orElse(List.of());
+    String zone = r.node(ctx.nodeId()).map(NodeInfo::zone).orElse("");
+    String pick = null;
+    for (String id : replicas) {
+      if (!r.nodeStatus(id).map(NodeStatus::live).orElse(false)) {
+        continue;
+      }
+      String z = r.node(id).map(NodeInfo::zone).orElse("");
+      if (!zone.isEmpty() && zone.equals(z)) {
+        return id;
+      }
+      if (pick == null) {
+        pick = id;
+      }
+    }
+    return pick;
+  }
+
   private static IndexEntry entryOf(byte[] b, StreamInfo s, int partition) {
     RecordBatch batch = RecordBatch.readFrom(ByteBuffer.wrap(b));
     return new IndexEntry(
@@ -288,20 +350,7 @@ public final class QuorumStreams {
         .read(
             r -> {
               List<String> replicas = r.journalReplicas(j).orElse(List.of());
-              String zone = r.node(ctx.nodeId()).map(NodeInfo::zone).orElse("");
-              String pick = null;
-              for (String id : replicas) {
-                if (!r.nodeStatus(id).map(NodeStatus::live).orElse(false)) {
-                  continue;
-                }
-                String z = r.node(id).map(NodeInfo::zone).orElse("");
-                if (pick == null || (!zone.isEmpty() && zone.equals(z))) {
-                  pick = id;
-                  if (!zone.isEmpty() && zone.equals(z)) {
-                    break;
-                  }
-                }
-              }
+              String pick = pickReplica(r, j);
               if (pick == null) {
                 return new LoamException(
                     Kind.UNAVAILABLE,
