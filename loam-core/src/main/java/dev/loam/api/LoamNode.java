@@ -101,7 +101,7 @@ public final class LoamNode implements AutoCloseable {
    * This node's part in the quorum class (its journal server and placement agent), when it was
    * started with a {@link Builder#journalAddress journal port}.
    */
-  public java.util.Optional<dev.loam.core.quorum.QuorumHost> quorumHost() {
+  public java.util.Optional<dev.loam.spi.quorum.QuorumHost> quorumHost() {
     return runtime.quorumHost();
   }
 

@@ -112,7 +112,7 @@ public final class LogService implements Log {
       OwnershipAgent ownership,
       ApiKeys apiKeys,
       NamespaceEncryption encryption,
-      dev.loam.core.quorum.QuorumHost quorumHost) {
+      dev.loam.spi.quorum.QuorumHost quorumHost) {
     this.encryption = encryption;
     this.ownership = ownership;
     this.apiKeys = apiKeys;

@@ -20,6 +20,8 @@ import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.PlaceJournal;
 import dev.loam.meta.command.StreamInfo;
+import dev.loam.spi.quorum.QuorumHost;
+import dev.loam.spi.quorum.QuorumRead;
 import dev.loam.wal.batch.RecordBatch;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -36,7 +38,7 @@ import java.util.concurrent.CompletableFuture;
  * partition's journal answers NOT_OWNER naming a replica (in this node's zone when one is), which
  * serves reads and forwards appends to the leader.
  */
-public final class QuorumStreams {
+public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
   /** The journal every quorum partition is placed on (one journal, many partitions). */
   public static final String JOURNAL = "quorum-1";
 
@@ -137,6 +139,7 @@ public final class QuorumStreams {
    * Appends each batch to its partition's journal through this node's replica, in order, and
    * answers one ack per batch (applied index 0: a quorum ack carries no metastore token).
    */
+  @Override
   public CompletableFuture<List<BatchAck>> submit(
       String namespace, String stream, List<PendingBatch> batches) {
     List<CompletableFuture<BatchAck>> acks = new ArrayList<>();

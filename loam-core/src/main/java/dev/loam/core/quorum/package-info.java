@@ -1,7 +1,6 @@
 /**
- * The seam between the node runtime and the quorum durability class (docs/design/quorum.md "Hosting
- * journals on a node"): {@link dev.loam.core.quorum.QuorumHostFactory}, implemented by the optional
- * {@code loam-journal} module and found with {@link java.util.ServiceLoader}, so that a host
- * without quorum streams does not carry the journal's Ratis server.
+ * The data path of quorum streams on a node ({@link dev.loam.core.quorum.QuorumStreams}): placing
+ * partitions on journals, appends and fetches through the node's journal host, which the {@code
+ * dev.loam.spi.quorum} seam provides.
  */
 package dev.loam.core.quorum;

@@ -81,10 +81,10 @@ public final class Appender {
    * Where quorum batches go instead of a WAL writer (docs/design/quorum.md "Quorum streams"), or
    * null when the node serves no quorum streams.
    */
-  private volatile dev.loam.core.quorum.QuorumStreams quorum;
+  private volatile QuorumSink quorum;
 
-  /** Sends the batches of quorum streams to {@code q}'s journals. */
-  public void quorum(dev.loam.core.quorum.QuorumStreams q) {
+  /** Sends the batches of quorum streams to {@code q}. */
+  public void quorum(QuorumSink q) {
     this.quorum = q;
   }
 
@@ -99,7 +99,7 @@ public final class Appender {
       List<PendingBatch> batches,
       Runnable admission) {
     if (cls == DurabilityClass.QUORUM) {
-      dev.loam.core.quorum.QuorumStreams q = quorum;
+      QuorumSink q = quorum;
       try {
         if (q == null) {
           throw new LoamException(

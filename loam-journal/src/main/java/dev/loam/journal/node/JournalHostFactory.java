@@ -1,8 +1,8 @@
 package dev.loam.journal.node;
 
-import dev.loam.core.quorum.QuorumHost;
-import dev.loam.core.quorum.QuorumHostContext;
-import dev.loam.core.quorum.QuorumHostFactory;
+import dev.loam.spi.quorum.QuorumHost;
+import dev.loam.spi.quorum.QuorumHostContext;
+import dev.loam.spi.quorum.QuorumHostFactory;
 
 /**
  * The {@link QuorumHostFactory} the node runtime finds with {@link java.util.ServiceLoader} when

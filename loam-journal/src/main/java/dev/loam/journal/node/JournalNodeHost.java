@@ -1,8 +1,5 @@
 package dev.loam.journal.node;
 
-import dev.loam.core.quorum.QuorumHost;
-import dev.loam.core.quorum.QuorumHostContext;
-import dev.loam.core.quorum.QuorumRead;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.journal.entry.JournalEntry;
@@ -13,6 +10,9 @@ import dev.loam.journal.ratis.JournalSettings;
 import dev.loam.journal.state.JournalRead;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.SetNodeEndpoint;
+import dev.loam.spi.quorum.QuorumHost;
+import dev.loam.spi.quorum.QuorumHostContext;
+import dev.loam.spi.quorum.QuorumRead;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.loam.core.quorum;
+package dev.loam.spi.quorum;
 
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Origin;
