@@ -151,6 +151,26 @@ class QuorumFailoverLogIT {
 
         // Read everything back from a survivor: each producer's records once each, in order.
         LoamNode reader = followers.get(0);
+        // A replica applies what the leader committed once it hears the commit index (the next
+        // heartbeat): wait until it has applied every acknowledged record.
+        long lastAcked =
+            java.util.stream.Stream.concat(acked.get(0).stream(), acked.get(1).stream())
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
+        JournalNodeHostIT.await(
+            () -> {
+              try {
+                return reader
+                        .log()
+                        .fetch("ns", "q", 0, 0, 1, Duration.ZERO)
+                        .get(10, TimeUnit.SECONDS)
+                        .highWatermark()
+                    > lastAcked;
+              } catch (Exception e) {
+                return false;
+              }
+            });
         List<FetchedRecord> all = new ArrayList<>();
         long next = 0;
         long hw = Long.MAX_VALUE;
