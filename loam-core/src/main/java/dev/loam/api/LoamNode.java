@@ -97,6 +97,14 @@ public final class LoamNode implements AutoCloseable {
     return runtime.epoch();
   }
 
+  /**
+   * This node's part in the quorum class (its journal server and placement agent), when it was
+   * started with a {@link Builder#journalAddress journal port}.
+   */
+  public java.util.Optional<dev.loam.spi.quorum.QuorumHost> quorumHost() {
+    return runtime.quorumHost();
+  }
+
   /** A snapshot of the write-path counters (PUTs, commits, flushes). */
   public WriterStats writerStats() {
     return runtime.stats().snapshot();
@@ -295,8 +303,28 @@ public final class LoamNode implements AutoCloseable {
     private dev.loam.kms.KeyManagementService kms;
     private Duration kmsTimeout = NodeRuntime.DEFAULT_KMS_TIMEOUT;
     private java.security.SecureRandom keyRandom;
+    private String journalAddress;
+    private Path journalDir;
 
     private Builder() {}
+
+    /**
+     * The {@code host:port} of this node's journal server, or null (the default) for none. A node
+     * with a journal port replicates the quorum class's journals the metastore places on it
+     * (docs/design/quorum.md "Hosting journals on a node"); it needs the {@code loam-journal}
+     * module on the class path. The server binds that host only and the address is advertised as
+     * the node's {@code journal} endpoint, so other nodes must be able to reach it there.
+     */
+    public Builder journalAddress(String hostPort) {
+      this.journalAddress = hostPort;
+      return this;
+    }
+
+    /** The journal server's directory; default {@code <dataDir>/journal}. */
+    public Builder journalDir(Path dir) {
+      this.journalDir = dir;
+      return this;
+    }
 
     /**
      * The source of the node's key-encryption keys, data keys and nonces (default: the platform's
@@ -526,6 +554,16 @@ public final class LoamNode implements AutoCloseable {
         throw new LoamException(
             Kind.INVALID, "a data directory is needed unless both store and metastore are given");
       }
+      NodeRuntime.JournalPort journal = null;
+      if (journalAddress != null) {
+        if (journalDir == null && dataDir == null) {
+          throw new LoamException(
+              Kind.INVALID, "a journal port needs a journal directory or a data directory");
+        }
+        journal =
+            new NodeRuntime.JournalPort(
+                journalAddress, journalDir != null ? journalDir : dataDir.resolve("journal"));
+      }
       List<AutoCloseable> owned = new ArrayList<>();
       try {
         InstantSource c = clock != null ? clock : SystemDrivers.clock();
@@ -610,7 +648,8 @@ public final class LoamNode implements AutoCloseable {
                 .compactionSettings(compactionSettings)
                 .keyManagement(kms)
                 .kmsTimeout(kmsTimeout)
-                .keyRandom(keyRandom),
+                .keyRandom(keyRandom)
+                .journal(journal),
             owned,
             callbacks);
       } catch (RuntimeException e) {

@@ -204,6 +204,17 @@ public interface Log {
   CompletableFuture<BatchFetchResult> fetchArrowBatches(
       String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait);
 
+  /**
+   * The node that takes produce requests of one partition first: for a quorum stream, its journal's
+   * leader as this node knows it (a replica of the journal), else a live replica of the journal
+   * (one in this node's zone first), which forwards appends to the leader; empty for the leaderless
+   * classes, where every node appends, or while the partition has no journal. Reads this node's
+   * view only and sends nothing.
+   *
+   * @throws dev.loam.error.LoamException NOT_FOUND for an unknown stream
+   */
+  java.util.Optional<String> partitionLeader(String namespace, String stream, int partition);
+
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */
   CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec);

@@ -91,6 +91,9 @@ class HostApiTest {
     LoamException q =
         failure(log.createStream("ns", "q", StreamSpec.standard(1).withClass(Durability.QUORUM)));
     assertThat(q.kind()).isEqualTo(Kind.INVALID);
+    // One node without a journal port cannot place a journal: refused before anything is created.
+    assertThat(q.getMessage()).contains("3 live nodes with a journal port");
+    assertThat(failure(log.describeStream("ns", "q")).kind()).isEqualTo(Kind.NOT_FOUND);
     assertThat(Durability.fromWireName("express")).isEqualTo(Durability.EXPRESS);
     assertThatThrownBy(() -> Durability.fromWireName("gold"))
         .isInstanceOf(LoamException.class)

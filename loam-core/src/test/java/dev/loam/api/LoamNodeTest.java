@@ -307,6 +307,8 @@ class LoamNodeTest {
                         "ns", "q", StreamSpec.standard(1).withClass(dev.loam.api.Durability.QUORUM))
                     .join())
         .isInstanceOf(CompletionException.class)
-        .hasRootCauseMessage("durability class quorum is not available yet stream=ns/q");
+        .hasRootCauseMessage(
+            "a quorum stream needs 3 live nodes with a journal port, the cluster has 0 []"
+                + " stream=ns/q");
   }
 }

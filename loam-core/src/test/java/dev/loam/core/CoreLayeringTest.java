@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * use; above them the shared pieces of {@code dev.loam.core}, the namespace keys of {@code crypto}
  * and the arrow codec seam of {@code arrow}, then {@code read}, {@code ownership} and {@code auth},
  * then {@code write}, {@code maintain} and {@code changelog} (the changelog worker, which reads and
- * appends through the public {@code Log}), and on top {@code node}, the composition root. Rooms on
+ * appends through the public {@code Log}), then {@code quorum} (the quorum streams' data path over
+ * the journal seam of {@code spi.quorum}), and on top {@code node}, the composition root. Rooms on
  * one floor do not reference each other.
  *
  * <p>The one reference that runs back up is {@link #ALLOWED_BACK_REFERENCES}: {@code LoamNode}, the
@@ -47,7 +48,8 @@ class CoreLayeringTest {
           Map.entry("core.write", 3),
           Map.entry("core.maintain", 3),
           Map.entry("core.changelog", 3),
-          Map.entry("core.node", 4));
+          Map.entry("core.quorum", 4),
+          Map.entry("core.node", 5));
 
   /** {@code file -> room} references allowed to point up a floor. Only ever shrinks. */
   private static final Set<String> ALLOWED_BACK_REFERENCES =

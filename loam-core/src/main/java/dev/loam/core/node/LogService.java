@@ -30,6 +30,7 @@ import dev.loam.core.Streams;
 import dev.loam.core.auth.ApiKeys;
 import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.ownership.OwnershipAgent;
+import dev.loam.core.quorum.QuorumStreams;
 import dev.loam.core.read.Fetcher;
 import dev.loam.core.read.PartitionWatch;
 import dev.loam.core.read.ReadPath;
@@ -90,6 +91,8 @@ public final class LogService implements Log {
   private final ReadPath readPath;
   private final PartitionWatch watch;
   private final Appender appender;
+  private final QuorumStreams quorum;
+  private final Duration maxFetchWait;
   private final FencedWriterService fencedWriters;
   private final ChangelogAdmin changelogs;
   private final Fetcher fetcher;
@@ -108,7 +111,8 @@ public final class LogService implements Log {
       Duration maxFetchWait,
       OwnershipAgent ownership,
       ApiKeys apiKeys,
-      NamespaceEncryption encryption) {
+      NamespaceEncryption encryption,
+      dev.loam.spi.quorum.QuorumHost quorumHost) {
     this.encryption = encryption;
     this.ownership = ownership;
     this.apiKeys = apiKeys;
@@ -121,9 +125,12 @@ public final class LogService implements Log {
     this.readPath = readPath;
     this.watch = watch;
     this.appender = new Appender(ctx, writers, maxAppendBytes, encryption);
+    this.quorum = new QuorumStreams(ctx, quorumHost);
+    appender.quorum(quorum);
     this.fencedWriters = new FencedWriterService(ctx, writers, maxAppendBytes, encryption);
     this.changelogs = new ChangelogAdmin(ctx, this);
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
+    this.maxFetchWait = maxFetchWait;
     this.groups = new GroupService(ctx, ownership);
     this.events = new EventLedgerService(ctx);
   }
@@ -156,10 +163,7 @@ public final class LogService implements Log {
       String namespace, String stream, StreamSpec spec) {
     DurabilityClass durability = DurabilityClass.fromWireName(spec.durabilityClass().wireName());
     if (durability == DurabilityClass.QUORUM) {
-      return CompletableFuture.failedFuture(
-          new LoamException(
-              Kind.INVALID,
-              "durability class quorum is not available yet stream=" + namespace + "/" + stream));
+      return createQuorumStream(namespace, stream, spec);
     }
     if (!writers.containsKey(durability)) {
       return CompletableFuture.failedFuture(Appender.noWriter(durability, namespace, stream));
@@ -169,6 +173,40 @@ public final class LogService implements Log {
             new CreateStream(origin(), namespace, stream, config),
             "stream=" + namespace + "/" + stream)
         .thenApply(o -> describe(((Outcome.StreamCreated) o).stream()));
+  }
+
+  /**
+   * A quorum stream: refused before anything is written when fewer than three live nodes have a
+   * journal port; then created, and its partitions assigned to the journal (placed first if none
+   * is). A failure between the create and the last assignment leaves the stream with partitions
+   * that answer UNAVAILABLE (docs/design/quorum.md "Quorum streams").
+   */
+  private CompletableFuture<StreamDescription> createQuorumStream(
+      String namespace, String stream, StreamSpec spec) {
+    String subject = "stream=" + namespace + "/" + stream;
+    try {
+      if (spec.compacted()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "a quorum stream cannot be compacted yet (no segments of its own) " + subject);
+      }
+      if (encryption.keys(namespace).isPresent()) {
+        throw new LoamException(
+            Kind.INVALID, "quorum streams of an encrypted namespace are not supported " + subject);
+      }
+      quorum.checkPlaceable(subject);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    StreamConfig config = config(spec, DurabilityClass.QUORUM);
+    return propose(new CreateStream(origin(), namespace, stream, config), subject)
+        .thenCompose(
+            o -> {
+              StreamInfo s = ((Outcome.StreamCreated) o).stream();
+              return quorum
+                  .place(s.id(), s.config().partitions(), subject)
+                  .thenApply(v -> describe(s));
+            });
   }
 
   private static StreamConfig config(StreamSpec spec, DurabilityClass durability) {
@@ -190,7 +228,7 @@ public final class LogService implements Log {
     try {
       if (durability == DurabilityClass.QUORUM) {
         throw new LoamException(
-            Kind.INVALID, "durability class quorum is not available yet " + subject);
+            Kind.INVALID, "an arrow stream cannot have durability class quorum " + subject);
       }
       if (!writers.containsKey(durability)) {
         throw Appender.noWriter(durability, namespace, stream);
@@ -619,10 +657,16 @@ public final class LogService implements Log {
   @Override
   public CompletableFuture<BatchFetchResult> fetchBatches(
       String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait) {
+    StreamInfo quorumStream;
     try {
       encryption.checkReadable(namespace);
+      quorumStream = quorumStream(namespace, stream);
     } catch (LoamException e) {
       return CompletableFuture.failedFuture(e);
+    }
+    if (quorumStream != null) {
+      return quorum.fetchBatches(
+          namespace, stream, quorumStream, partition, offset, maxBytes, fetchWait(maxWait));
     }
     return fetcher.fetchBatches(namespace, stream, partition, offset, maxBytes, maxWait);
   }
@@ -650,18 +694,55 @@ public final class LogService implements Log {
       int maxBytes,
       Duration maxWait,
       OptionalLong consistencyToken) {
+    StreamInfo quorumStream;
     try {
       encryption.checkReadable(namespace);
+      quorumStream = quorumStream(namespace, stream);
     } catch (LoamException e) {
       return CompletableFuture.failedFuture(e);
     }
+    if (quorumStream != null) {
+      // A quorum fetch reads the replica's applied state: the consistency token, a metastore
+      // index, has nothing to wait for there.
+      return quorum.fetch(
+          namespace, stream, quorumStream, partition, offset, maxBytes, fetchWait(maxWait));
+    }
     return fetcher.fetch(namespace, stream, partition, offset, maxBytes, maxWait, consistencyToken);
+  }
+
+  /** The stream if it is a quorum stream, else null; NOT_FOUND for an unknown stream. */
+  private StreamInfo quorumStream(String namespace, String stream) {
+    StreamInfo s = resolve(namespace, stream);
+    return s.config().durabilityClass() == DurabilityClass.QUORUM ? s : null;
+  }
+
+  /** A long poll's wait, bounded by the node's maximum like the leaderless fetches'. */
+  private Duration fetchWait(Duration maxWait) {
+    if (maxWait == null || maxWait.isNegative()) {
+      return Duration.ZERO;
+    }
+    return maxWait.compareTo(maxFetchWait) > 0 ? maxFetchWait : maxWait;
   }
 
   @Override
   public CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec) {
+    StreamInfo quorumStream;
+    try {
+      quorumStream = quorumStream(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (quorumStream != null) {
+      return quorum.listOffset(namespace, stream, quorumStream, partition, spec);
+    }
     return fetcher.listOffset(namespace, stream, partition, spec);
+  }
+
+  @Override
+  public Optional<String> partitionLeader(String namespace, String stream, int partition) {
+    StreamInfo s = quorumStream(namespace, stream);
+    return s == null ? Optional.empty() : quorum.leader(s.id(), partition);
   }
 
   // ---------------------------------------------------------------- producers (§7)

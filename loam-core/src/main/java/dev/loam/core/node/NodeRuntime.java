@@ -36,6 +36,9 @@ import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.RegisterNode;
+import dev.loam.spi.quorum.QuorumHost;
+import dev.loam.spi.quorum.QuorumHostContext;
+import dev.loam.spi.quorum.QuorumHostFactory;
 import dev.loam.spi.store.ObjectStore;
 import dev.loam.wal.DurabilityClass;
 import dev.loam.wal.ulid.UlidGenerator;
@@ -87,6 +90,7 @@ public final class NodeRuntime {
   private final ScheduledFuture<?> ownershipTask;
   private final List<StoreHealth> storeHealth;
   private final ScheduledExecutorService scheduler;
+  private final QuorumHost quorum;
   private volatile boolean stopped;
 
   /** How long a node holds an unwrapped key-encryption key before asking the KMS again. */
@@ -111,7 +115,8 @@ public final class NodeRuntime {
       CompactionSettings compactionSettings,
       KeyManagementService kms,
       Duration kmsTimeout,
-      java.security.SecureRandom keyRandom) {
+      java.security.SecureRandom keyRandom,
+      JournalPort journal) {
     // Every call of the node goes through a health watch, so readiness reflects the store's recent
     // answers without a probe of its own.
     StoreHealth standardHealth = new StoreHealth(standardStore, "object store", clock);
@@ -153,6 +158,24 @@ public final class NodeRuntime {
                 : new NamespaceKeyRing(
                     store, kms, clusterId, clock, KEY_TTL, kmsTimeout, keyRandom),
             kms);
+    // The quorum class (docs/design/quorum.md "Hosting journals on a node"): only a node given a
+    // journal port starts a journal server, through the loam-journal module.
+    QuorumHost q = null;
+    if (journal != null) {
+      // Before anything is scheduled or listening: a failure here leaves nothing running.
+      q =
+          QuorumHostFactory.get()
+              .start(
+                  new QuorumHostContext(
+                      nodeId,
+                      journal.address(),
+                      journal.dir(),
+                      meta,
+                      ctx::origin,
+                      scheduler,
+                      ioExecutor));
+    }
+    this.quorum = q;
     meta.addApplyListener(
         (index, command, outcome) -> {
           if (!stopped) {
@@ -229,7 +252,8 @@ public final class NodeRuntime {
             settings.maxFetchWait(),
             ownership,
             apiKeys,
-            encryption);
+            encryption,
+            quorum);
     // Retention, segmenter and GC (stream-engine.txt §5), driven by the node's scheduler.
     this.maintenance =
         new Maintenance(
@@ -295,6 +319,25 @@ public final class NodeRuntime {
             TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Where a node's journal server listens and keeps its Raft logs.
+   *
+   * @param address {@code host:port}, bound on that host only and advertised as the node's {@code
+   *     journal} endpoint
+   * @param dir the journal server's directory
+   */
+  public record JournalPort(String address, java.nio.file.Path dir) {
+    public JournalPort {
+      Objects.requireNonNull(address, "address");
+      Objects.requireNonNull(dir, "dir");
+    }
+  }
+
+  /** This node's journal host, when it was given a journal port. */
+  public java.util.Optional<QuorumHost> quorumHost() {
+    return java.util.Optional.ofNullable(quorum);
+  }
+
   /** The disk cache's bound on files (its index lives in memory, about 200 bytes a range). */
   static final int DISK_CACHE_MAX_FILES = 1_000_000;
 
@@ -322,10 +365,23 @@ public final class NodeRuntime {
       KeyManagementService kms,
       Duration kmsTimeout,
       java.security.SecureRandom keyRandom,
+      JournalPort journal,
       AtomicBoolean claimed) {
     if (settings.diskCacheBytes() > 0 && ioExecutor == null) {
       return CompletableFuture.failedFuture(
           new LoamException(Kind.INVALID, "a disk cache needs an I/O executor node=" + nodeId));
+    }
+    if (journal != null && ioExecutor == null) {
+      return CompletableFuture.failedFuture(
+          new LoamException(Kind.INVALID, "a journal port needs an I/O executor node=" + nodeId));
+    }
+    if (journal != null) {
+      try {
+        // Refuse a host without loam-journal before registering, not after.
+        QuorumHostFactory.get();
+      } catch (LoamException e) {
+        return CompletableFuture.failedFuture(e);
+      }
     }
     long now = clock.millis();
     long registered = meta.read(r -> r.node(nodeId).map(NodeInfo::epoch).orElse(0L));
@@ -382,7 +438,8 @@ public final class NodeRuntime {
                   compactionSettings,
                   kms,
                   kmsTimeout,
-                  keyRandom);
+                  keyRandom,
+                  journal);
             });
   }
 
@@ -413,8 +470,15 @@ public final class NodeRuntime {
     private KeyManagementService kms;
     private Duration kmsTimeout = DEFAULT_KMS_TIMEOUT;
     private java.security.SecureRandom keyRandom;
+    private JournalPort journal;
 
     private Builder() {}
+
+    /** The node's journal port, or null (the default) for none: the node hosts no journals. */
+    public Builder journal(JournalPort journal) {
+      this.journal = journal;
+      return this;
+    }
 
     /**
      * The source of key-encryption keys, data keys and nonces; null (the default) for the
@@ -575,6 +639,7 @@ public final class NodeRuntime {
           kms,
           kmsTimeout,
           keyRandom == null ? SystemDrivers.secureRandom() : keyRandom,
+          journal,
           claimed);
     }
   }
@@ -686,6 +751,9 @@ public final class NodeRuntime {
     watch.close();
     if (diskCache != null) {
       diskCache.close();
+    }
+    if (quorum != null) {
+      quorum.close();
     }
   }
 }

@@ -78,6 +78,58 @@ public final class Appender {
   }
 
   /**
+   * Where quorum batches go instead of a WAL writer (docs/design/quorum.md "Quorum streams"), or
+   * null when the node serves no quorum streams.
+   */
+  private volatile QuorumSink quorum;
+
+  /** Sends the batches of quorum streams to {@code q}. */
+  public void quorum(QuorumSink q) {
+    this.quorum = q;
+  }
+
+  /**
+   * The batches of one append to their class's path: a quorum stream's to its journal (after the
+   * admission check), the leaderless classes' to their WAL writer.
+   */
+  private CompletableFuture<List<BatchAck>> submit(
+      DurabilityClass cls,
+      String namespace,
+      String stream,
+      List<PendingBatch> batches,
+      Runnable admission) {
+    if (cls == DurabilityClass.QUORUM) {
+      QuorumSink q = quorum;
+      try {
+        if (q == null) {
+          throw new LoamException(
+              Kind.INVALID,
+              "this node serves no quorum streams stream=" + namespace + "/" + stream);
+        }
+        if (encryption != null && encryption.keys(namespace).isPresent()) {
+          throw new LoamException(
+              Kind.INVALID,
+              "quorum streams of an encrypted namespace are not supported stream="
+                  + namespace
+                  + "/"
+                  + stream);
+        }
+        if (admission != null) {
+          admission.run();
+        }
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return q.submit(namespace, stream, batches);
+    }
+    WalWriter writer = writers.get(cls);
+    if (writer == null) {
+      return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
+    }
+    return submitSealed(writer, namespace, batches, admission);
+  }
+
+  /**
    * Appends {@code records} (see {@link dev.loam.api.Log#append}); {@code producer} may be null,
    * and so may {@code admission} (run after the checks, before buffering; what it throws fails the
    * append).
@@ -221,11 +273,7 @@ public final class Appender {
       return CompletableFuture.failedFuture(e);
     }
     String subject = "stream=" + namespace + "/" + stream;
-    WalWriter writer = writers.get(cls);
-    if (writer == null) {
-      return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
-    }
-    return submitSealed(writer, namespace, batches, admission)
+    return submit(cls, namespace, stream, batches, admission)
         .thenApply(
             acks -> {
               long token = 0;
@@ -295,17 +343,13 @@ public final class Appender {
     } catch (LoamException e) {
       return CompletableFuture.failedFuture(e);
     }
-    WalWriter writer = writers.get(cls);
-    if (writer == null) {
-      return CompletableFuture.failedFuture(noWriter(cls, namespace, stream));
-    }
     String producer =
         pending.producerId() < 0
             ? ""
             : producerText(
                 new ProducerIdentity(
                     pending.producerId(), pending.producerEpoch(), pending.baseSequence()));
-    return submitSealed(writer, namespace, List.of(pending), null)
+    return submit(cls, namespace, stream, List.of(pending), null)
         .thenApply(
             acks -> {
               BatchAck a = acks.get(0);

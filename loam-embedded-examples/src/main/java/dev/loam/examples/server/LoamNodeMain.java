@@ -222,6 +222,9 @@ public final class LoamNodeMain {
           m.kms = k.open();
           nb.keyManagement(m.kms).kmsTimeout(k.timeout());
         }
+        if (o.journalAddress() != null) {
+          nb.journalAddress(o.journalAddress()).journalDir(o.dataDir().resolve("journal"));
+        }
         nb.metastore(m.meta)
             .settings(o.nodeSettings())
             .ownership(OwnershipSettings.defaults().withLivenessTimeout(o.livenessTimeout()))

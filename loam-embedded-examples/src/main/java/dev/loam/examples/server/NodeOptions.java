@@ -36,6 +36,7 @@ public record NodeOptions(
     String host,
     int httpPort,
     int kafkaPort,
+    int journalPort,
     int slots,
     String advertisedAddress,
     Duration flushInterval,
@@ -48,6 +49,14 @@ public record NodeOptions(
     KafkaFlags.Security kafkaSecurity,
     Optional<KmsFlags.Settings> kms,
     long metaSegmentBytes) {
+
+  /**
+   * The journal server's {@code host:port}, or null without {@code --journal-port}: on the host of
+   * the advertised address, since the address is what the other replicas dial.
+   */
+  String journalAddress() {
+    return journalPort < 0 ? null : URI.create(advertisedAddress).getHost() + ":" + journalPort;
+  }
 
   /** Where this node's Ratis replica keeps its log and snapshots. */
   Path metaDir() {
@@ -110,6 +119,14 @@ public record NodeOptions(
           Values.portOrOff(),
           "off",
           "the Kafka protocol port on --host (docs/reference/kafka.md), advertised in the registry");
+  static final Flag<Integer> JOURNAL_PORT =
+      CMD.optional(
+          "--journal-port",
+          "PORT|off",
+          Values.portOrOff(),
+          "off",
+          "the quorum class's journal Raft port on the advertised host (docs/design/quorum.md),"
+              + " advertised in the registry; its Raft logs in DIR/journal");
   static final OtlpFlags.Listener OTLP = OtlpFlags.node(CMD);
   static final Flag<Integer> GRPC = GrpcFlags.node(CMD);
   static final Flag<String> HOST =
@@ -240,6 +257,17 @@ public record NodeOptions(
         throw new UsageException(HOST.name(), e.getMessage(), e);
       }
     }
+    Optional<TlsSettings> peerTls =
+        TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true);
+    int journalPort = a.given(JOURNAL_PORT) ? a.get(JOURNAL_PORT) : -1;
+    if (journalPort >= 0 && peerTls.isPresent()) {
+      // The journal port would speak plain Raft beside a mutual-TLS metastore port: refused
+      // rather than silently weaker.
+      throw new UsageException(
+          JOURNAL_PORT.name(),
+          "mutual TLS on the journal port is not wired into loam node: run it without"
+              + " --peer-tls-cert, or without --journal-port");
+    }
     return new NodeOptions(
         id,
         a.given(ZONE) ? a.get(ZONE) : "",
@@ -250,6 +278,7 @@ public record NodeOptions(
         host,
         httpPort,
         a.given(KAFKA_PORT) ? a.get(KAFKA_PORT) : -1,
+        journalPort,
         a.get(SLOTS),
         advertised,
         a.get(FLUSH),
@@ -257,7 +286,7 @@ public record NodeOptions(
         Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
         a.get(FAULT_FILE),
         tls,
-        TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true),
+        peerTls,
         a.get(INSECURE),
         KAFKA_SECURITY.get(a),
         KMS.settings(a),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.api.NodeSettings;
+import dev.loam.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,6 +71,26 @@ class LoamNodeMainTest {
     assertThat(s.standardFlushInterval())
         .isEqualTo(NodeSettings.defaults().standardFlushInterval());
     assertThat(o.ratisSettings().localIsVoter()).isTrue();
+  }
+
+  @Test
+  void theJournalPortIsOffByDefaultAndOnTheAdvertisedHost() {
+    assertThat(NodeOptions.parse(args("n1", THREE)).journalAddress()).isNull();
+    NodeOptions o =
+        NodeOptions.parse(
+            args(
+                "n1",
+                THREE,
+                "--journal-port",
+                "9301",
+                "--advertised-address",
+                "http://n1.example:8081"));
+    assertThat(o.journalAddress()).isEqualTo("n1.example:9301");
+    assertThat(NodeOptions.parse(args("n1", THREE, "--journal-port", "off")).journalAddress())
+        .isNull();
+    assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--journal-port", "70000")))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("--journal-port");
   }
 
   @Test

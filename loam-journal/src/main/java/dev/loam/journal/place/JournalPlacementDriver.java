@@ -28,7 +28,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class JournalPlacementDriver {
   /** The node endpoint name under which a node advertises its journal port. */
-  public static final String ENDPOINT = "journal";
+  public static final String ENDPOINT = dev.loam.spi.quorum.QuorumHost.ENDPOINT;
 
   private final Metastore metastore;
   private final JournalServer server;

@@ -24,11 +24,12 @@ import org.apache.kafka.common.requests.MetadataRequest;
 
 /**
  * Metadata: the live brokers ({@link ClusterView}) and the requested topics, each partition led by
- * a node in the client's zone. Leader epochs are answered as -1 (unknown): Loam has no leader
- * elections, and with no epoch a client never validates its position with OffsetForLeaderEpoch.
- * Every partition's replica and in-sync set is its leader alone (replication is the object store's
- * business, not the brokers'). A missing topic named by the request is created when auto-creation
- * is on and the request allows it.
+ * a node in the client's zone (for a quorum stream, its journal's leader or a replica of the
+ * journal, {@link ClusterView#partitionLeader}). Leader epochs are answered as -1 (unknown): Loam
+ * has no leader elections, and with no epoch a client never validates its position with
+ * OffsetForLeaderEpoch. Every partition's replica and in-sync set is its leader alone (replication
+ * is the object store's business, not the brokers'). A missing topic named by the request is
+ * created when auto-creation is on and the request allows it.
  */
 public final class MetadataHandler implements ApiHandler {
   private final Topics topics;
@@ -158,7 +159,7 @@ public final class MetadataHandler implements ApiHandler {
             .setErrorCode(Errors.NONE.code())
             .setIsInternal(false);
     for (StreamDescription.PartitionBounds p : d.partitions()) {
-      int leader = brokers.leader(d.id(), p.partition()).kafkaId();
+      int leader = cluster.partitionLeader(brokers, d, p.partition()).kafkaId();
       t.partitions()
           .add(
               new MetadataResponsePartition()

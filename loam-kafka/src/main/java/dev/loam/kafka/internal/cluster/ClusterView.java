@@ -58,6 +58,31 @@ public final class ClusterView {
     }
   }
 
+  /**
+   * The leader Metadata names for one partition: for a quorum stream the journal's leader as this
+   * node knows it, or a replica of the journal, which forwards appends to the leader
+   * (docs/design/quorum.md "Quorum streams"), when that node serves a Kafka listener; otherwise,
+   * and for the leaderless classes, {@link Brokers#leader}.
+   */
+  public Broker partitionLeader(Brokers brokers, dev.loam.api.StreamDescription d, int partition) {
+    if (d.spec().durabilityClass() == dev.loam.api.Durability.QUORUM) {
+      java.util.Optional<String> node;
+      try {
+        node = log.partitionLeader(d.namespace(), d.name(), partition);
+      } catch (dev.loam.error.LoamException e) {
+        node = java.util.Optional.empty(); // deleted meanwhile: any broker answers its error
+      }
+      if (node.isPresent()) {
+        for (Broker b : brokers.all()) {
+          if (b.nodeId().equals(node.get())) {
+            return b;
+          }
+        }
+      }
+    }
+    return brokers.leader(d.id(), partition);
+  }
+
   /** The brokers as the local registry view has them, with the candidates for {@code zone}. */
   public CompletableFuture<Brokers> brokers(Optional<String> zone) {
     return log.listNodes(Optional.empty()).thenApply(nodes -> build(nodes, zone));

@@ -1,0 +1,382 @@
+package dev.loam.core.quorum;
+
+import dev.loam.api.BatchFetchResult;
+import dev.loam.api.FetchResult;
+import dev.loam.api.FetchedRecord;
+import dev.loam.api.NotOwnerException;
+import dev.loam.api.OffsetSpec;
+import dev.loam.core.NodeContext;
+import dev.loam.core.Rejections;
+import dev.loam.core.read.ReadPath;
+import dev.loam.core.write.PendingBatch;
+import dev.loam.core.write.WalWriter.BatchAck;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.meta.MetaReader;
+import dev.loam.meta.command.AssignJournalPartition;
+import dev.loam.meta.command.IndexEntry;
+import dev.loam.meta.command.NodeInfo;
+import dev.loam.meta.command.NodeStatus;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.PlaceJournal;
+import dev.loam.meta.command.StreamInfo;
+import dev.loam.spi.quorum.QuorumHost;
+import dev.loam.spi.quorum.QuorumRead;
+import dev.loam.wal.batch.RecordBatch;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The data path of quorum streams on one node (docs/design/quorum.md "Quorum streams"): placing a
+ * new stream's partitions on a journal, appends sent to the journal's leader through this node's
+ * replica, and fetches served by this node's replica. A node that is not a replica of the
+ * partition's journal answers NOT_OWNER naming a replica (in this node's zone when one is), which
+ * serves reads and forwards appends to the leader.
+ */
+public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
+  /** The journal every quorum partition is placed on (one journal, many partitions). */
+  public static final String JOURNAL = "quorum-1";
+
+  /** Replicas of a journal. */
+  public static final int REPLICAS = 3;
+
+  private final NodeContext ctx;
+  private final QuorumHost host;
+
+  /**
+   * @param host this node's journal host, or null when the node has no journal port
+   */
+  public QuorumStreams(NodeContext ctx, QuorumHost host) {
+    this.ctx = ctx;
+    this.host = host;
+  }
+
+  /**
+   * Refuses a quorum stream before it is created when fewer than {@link #REPLICAS} live nodes
+   * advertise a journal port: INVALID naming how many do.
+   */
+  public void checkPlaceable(String subject) {
+    List<String> journalNodes = ctx.meta().read(QuorumStreams::liveJournalNodes);
+    if (journalNodes.size() < REPLICAS) {
+      throw new LoamException(
+          Kind.INVALID,
+          "a quorum stream needs "
+              + REPLICAS
+              + " live nodes with a journal port, the cluster has "
+              + journalNodes.size()
+              + " "
+              + journalNodes
+              + " "
+              + subject);
+    }
+  }
+
+  private static List<String> liveJournalNodes(MetaReader r) {
+    return r.nodes().stream()
+        .filter(n -> r.nodeStatus(n.id()).map(NodeStatus::live).orElse(false))
+        .filter(n -> n.endpoints().containsKey(QuorumHost.ENDPOINT))
+        .map(NodeInfo::id)
+        .sorted()
+        .toList();
+  }
+
+  /**
+   * Places the journal if none is placed yet, and assigns each of the stream's partitions to it;
+   * every step is idempotent, so a retry after a failure finishes the placement. Fails INVALID if
+   * the journal cannot be placed, or was placed on a node without a journal port.
+   */
+  public CompletableFuture<Void> place(long streamId, int partitions, String subject) {
+    CompletableFuture<Void> chain =
+        propose(new PlaceJournal(ctx.origin(), JOURNAL, REPLICAS), subject)
+            .thenAccept(
+                o -> {
+                  List<String> replicas = ((Outcome.JournalPlaced) o).replicas();
+                  List<String> capable = ctx.meta().read(QuorumStreams::liveJournalNodes);
+                  for (String id : replicas) {
+                    if (!capable.contains(id)) {
+                      throw new LoamException(
+                          Kind.INVALID,
+                          "the journal was placed on a node without a journal port journal="
+                              + JOURNAL
+                              + " node="
+                              + id
+                              + " (give every node with slots a journal port) "
+                              + subject);
+                    }
+                  }
+                });
+    for (int p = 0; p < partitions; p++) {
+      int partition = p;
+      chain =
+          chain.thenCompose(
+              v ->
+                  propose(
+                          new AssignJournalPartition(ctx.origin(), streamId, partition),
+                          subject + " partition=" + partition)
+                      .thenApply(o -> null));
+    }
+    return chain;
+  }
+
+  private CompletableFuture<Outcome> propose(dev.loam.meta.command.Command c, String subject) {
+    return ctx.meta()
+        .propose(c)
+        .thenApply(
+            a -> {
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                throw Rejections.of(r, subject);
+              }
+              return a.outcome();
+            });
+  }
+
+  /**
+   * Appends each batch to its partition's journal through this node's replica, in order, and
+   * answers one ack per batch (applied index 0: a quorum ack carries no metastore token).
+   */
+  @Override
+  public CompletableFuture<List<BatchAck>> submit(
+      String namespace, String stream, List<PendingBatch> batches) {
+    List<CompletableFuture<BatchAck>> acks = new ArrayList<>();
+    for (PendingBatch b : batches) {
+      acks.add(
+          localJournal(namespace, stream, b.streamId(), b.partition())
+              .thenCompose(j -> host.append(j, b.streamId(), b.partition(), b.bytes()))
+              .thenApply(r -> new BatchAck(r, 0, null, 0)));
+    }
+    return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
+        .thenApply(v -> acks.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** Fetches records of a quorum partition from this node's replica (see {@code Log#fetch}). */
+  public CompletableFuture<FetchResult> fetch(
+      String namespace,
+      String stream,
+      StreamInfo s,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait) {
+    return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
+        .thenApply(
+            r -> {
+              List<FetchedRecord> out = new ArrayList<>();
+              long next = offset;
+              for (byte[] b : r.batches()) {
+                IndexEntry e = entryOf(b, s, partition);
+                ReadPath.decode(e, b, partition, offset, out);
+                next = Math.max(next, e.endOffset());
+              }
+              return new FetchResult(out, next, r.highWatermark(), r.startOffset());
+            });
+  }
+
+  /** Fetches stored batches of a quorum partition (see {@code Log#fetchBatches}). */
+  public CompletableFuture<BatchFetchResult> fetchBatches(
+      String namespace,
+      String stream,
+      StreamInfo s,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait) {
+    return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
+        .thenApply(
+            r -> {
+              ByteArrayOutputStream out = new ByteArrayOutputStream();
+              long next = offset;
+              for (byte[] b : r.batches()) {
+                out.writeBytes(b);
+                next = Math.max(next, entryOf(b, s, partition).endOffset());
+              }
+              return new BatchFetchResult(
+                  ByteBuffer.wrap(out.toByteArray()), next, r.highWatermark(), r.startOffset());
+            });
+  }
+
+  /**
+   * The earliest offset this replica serves, or the high watermark; a timestamp lookup answers the
+   * first batch whose newest record is at or after it, else the high watermark (like the other
+   * classes, at batch granularity).
+   */
+  public CompletableFuture<Long> listOffset(
+      String namespace, String stream, StreamInfo s, int partition, OffsetSpec spec) {
+    return read(namespace, stream, s, partition, 0, Integer.MAX_VALUE, Duration.ZERO)
+        .thenApply(
+            r -> {
+              if (spec instanceof OffsetSpec.Earliest) {
+                return r.startOffset();
+              }
+              if (spec instanceof OffsetSpec.ForTimestamp t) {
+                for (byte[] b : r.batches()) {
+                  IndexEntry e = entryOf(b, s, partition);
+                  if (e.maxTimestamp() >= t.millis()) {
+                    return e.baseOffset();
+                  }
+                }
+              }
+              return r.highWatermark();
+            });
+  }
+
+  /** See {@code Log#partitionLeader}: the journal's leader when known here, else a replica. */
+  public Optional<String> leader(long streamId, int partition) {
+    Optional<String> journal = ctx.meta().read(r -> r.journalOf(streamId, partition));
+    if (journal.isEmpty()) {
+      return Optional.empty();
+    }
+    String j = journal.get();
+    if (host != null && host.replicates(j)) {
+      Optional<String> l = host.leader(j);
+      if (l.isPresent()) {
+        return l;
+      }
+    }
+    return Optional.ofNullable(ctx.meta().read(r -> pickReplica(r, j)));
+  }
+
+  /** A live replica of {@code journal}, one in this node's zone first; null if none is live. */
+  private String pickReplica(MetaReader r, String journal) {
+    List<String> replicas = r.journalReplicas(journal).orElse(List.of());
+    String zone = r.node(ctx.nodeId()).map(NodeInfo::zone).orElse("");
+    String pick = null;
+    for (String id : replicas) {
+      if (!r.nodeStatus(id).map(NodeStatus::live).orElse(false)) {
+        continue;
+      }
+      String z = r.node(id).map(NodeInfo::zone).orElse("");
+      if (!zone.isEmpty() && zone.equals(z)) {
+        return id;
+      }
+      if (pick == null) {
+        pick = id;
+      }
+    }
+    return pick;
+  }
+
+  private static IndexEntry entryOf(byte[] b, StreamInfo s, int partition) {
+    RecordBatch batch = RecordBatch.readFrom(ByteBuffer.wrap(b));
+    return new IndexEntry(
+        batch.baseOffset(),
+        batch.lastOffsetDelta() + 1,
+        "journal:" + JOURNAL + "/" + s.id() + "/" + partition,
+        0,
+        b.length,
+        batch.maxTimestamp());
+  }
+
+  private CompletableFuture<QuorumRead> read(
+      String namespace,
+      String stream,
+      StreamInfo s,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait) {
+    try {
+      if (partition < 0 || partition >= s.config().partitions()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "partition out of range stream="
+                + namespace
+                + "/"
+                + stream
+                + " partition="
+                + partition
+                + " partitions="
+                + s.config().partitions());
+      }
+      return localJournal(namespace, stream, s.id(), partition)
+          .thenCompose(j -> host.read(j, s.id(), partition, offset, maxBytes, maxWait));
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * The journal of the partition, when this node replicates it; otherwise NOT_OWNER naming a
+   * replica to ask (one in this node's zone first), or UNAVAILABLE while the partition has no
+   * journal yet. A journal placed on this node that it does not host yet (its placement agent has
+   * not passed since) is hosted first.
+   */
+  private CompletableFuture<String> localJournal(
+      String namespace, String stream, long streamId, int partition) {
+    try {
+      return localJournalNow(namespace, stream, streamId, partition);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private CompletableFuture<String> localJournalNow(
+      String namespace, String stream, long streamId, int partition) {
+    Optional<String> journal = ctx.meta().read(r -> r.journalOf(streamId, partition));
+    if (journal.isEmpty()) {
+      throw new LoamException(
+          Kind.UNAVAILABLE,
+          "the quorum partition is not placed on a journal yet stream="
+              + namespace
+              + "/"
+              + stream
+              + " partition="
+              + partition);
+    }
+    String j = journal.get();
+    if (host != null && host.replicates(j)) {
+      return CompletableFuture.completedFuture(j);
+    }
+    boolean placedHere =
+        host != null
+            && ctx.meta().read(r -> r.journalReplicas(j).orElse(List.of()).contains(ctx.nodeId()));
+    if (placedHere) {
+      return host.placeNow()
+          .thenApply(
+              v -> {
+                if (!host.replicates(j)) {
+                  throw new LoamException(
+                      Kind.UNAVAILABLE,
+                      "the journal is placed on this node but not hosted yet journal="
+                          + j
+                          + " node="
+                          + ctx.nodeId());
+                }
+                return j;
+              });
+    }
+    throw ctx.meta()
+        .read(
+            r -> {
+              List<String> replicas = r.journalReplicas(j).orElse(List.of());
+              String pick = pickReplica(r, j);
+              if (pick == null) {
+                return new LoamException(
+                    Kind.UNAVAILABLE,
+                    "no live replica of the journal journal="
+                        + j
+                        + " replicas="
+                        + replicas
+                        + " stream="
+                        + namespace
+                        + "/"
+                        + stream);
+              }
+              String addr =
+                  r.node(pick)
+                      .map(NodeInfo::advertisedAddress)
+                      .map(a -> a == null ? "" : a)
+                      .orElse("");
+              return new NotOwnerException(
+                  namespace,
+                  stream,
+                  pick,
+                  addr,
+                  "(a replica of journal=" + j + " partition=" + partition + ")");
+            });
+  }
+}

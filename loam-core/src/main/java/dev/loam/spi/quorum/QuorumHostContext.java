@@ -1,0 +1,39 @@
+package dev.loam.spi.quorum;
+
+import dev.loam.meta.Metastore;
+import dev.loam.meta.command.Origin;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * What a {@link QuorumHost} is started with.
+ *
+ * @param nodeId this node's id (its peer id in every journal)
+ * @param address the {@code host:port} the journal server binds (only that host) and advertises
+ * @param storageDir the journal server's directory (Raft logs and snapshots of every journal)
+ * @param metastore the cluster's metastore, read for the placement and written for the endpoint
+ * @param origin this node's origin (id, epoch, clock) for the commands the host proposes
+ * @param scheduler the node's scheduler: only triggers work, never runs a blocking step
+ * @param executor runs the blocking steps (adding a journal group) and completes journal futures
+ */
+public record QuorumHostContext(
+    String nodeId,
+    String address,
+    Path storageDir,
+    Metastore metastore,
+    Supplier<Origin> origin,
+    ScheduledExecutorService scheduler,
+    Executor executor) {
+  public QuorumHostContext {
+    Objects.requireNonNull(nodeId, "nodeId");
+    Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(storageDir, "storageDir");
+    Objects.requireNonNull(metastore, "metastore");
+    Objects.requireNonNull(origin, "origin");
+    Objects.requireNonNull(scheduler, "scheduler");
+    Objects.requireNonNull(executor, "executor");
+  }
+}

@@ -1,0 +1,51 @@
+package dev.loam.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loam.error.LoamException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * loam-core does not carry the quorum class: a node given a journal port on a class path without
+ * loam-journal (loam-core's own tests) refuses to start, naming the module, and registers nothing;
+ * without a journal port the node starts as usual and has no journal host.
+ */
+class JournalPortWithoutModuleTest {
+  @TempDir Path dir;
+
+  @Test
+  void aJournalPortNeedsTheJournalModule() {
+    assertThatThrownBy(
+            () ->
+                LoamNode.builder()
+                    .nodeId("n1")
+                    .dataDir(dir)
+                    .journalAddress("127.0.0.1:1")
+                    .start()
+                    .close())
+        .isInstanceOfSatisfying(
+            LoamException.class, e -> assertThat(e.kind()).isEqualTo(LoamException.Kind.INVALID))
+        .hasMessageContaining("loam-journal");
+    try (LoamNode n = LoamNode.builder().nodeId("n1").dataDir(dir).start()) {
+      assertThat(n.quorumHost()).isEmpty();
+    }
+  }
+
+  @Test
+  void aJournalPortNeedsADirectory() {
+    assertThatThrownBy(
+            () ->
+                LoamNode.builder()
+                    .nodeId("n1")
+                    .objectStore(
+                        new dev.loam.store.memory.InMemoryObjectStore(
+                            java.time.InstantSource.system()))
+                    .journalAddress("127.0.0.1:1")
+                    .start())
+        .isInstanceOf(LoamException.class)
+        .hasMessageContaining("data directory");
+  }
+}

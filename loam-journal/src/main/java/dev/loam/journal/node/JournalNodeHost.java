@@ -1,0 +1,333 @@
+package dev.loam.journal.node;
+
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
+import dev.loam.journal.entry.JournalEntry;
+import dev.loam.journal.entry.JournalResult;
+import dev.loam.journal.place.JournalPlacementDriver;
+import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.JournalSettings;
+import dev.loam.journal.state.JournalRead;
+import dev.loam.meta.command.Outcome;
+import dev.loam.meta.command.SetNodeEndpoint;
+import dev.loam.spi.quorum.QuorumHost;
+import dev.loam.spi.quorum.QuorumHostContext;
+import dev.loam.spi.quorum.QuorumRead;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's {@link QuorumHost}: its {@link JournalServer} and a {@link JournalPlacementDriver} run
+ * every {@link #PLACEMENT_INTERVAL_MILLIS} ms. The first passes also advertise the server's address
+ * as the node's {@value JournalPlacementDriver#ENDPOINT} endpoint, until the metastore accepted it.
+ * A pass's blocking steps (adding a journal group is a Ratis round trip) run on the context's
+ * executor; the scheduler only triggers passes, and a pass never overlaps the previous one.
+ */
+public final class JournalNodeHost implements QuorumHost {
+  private static final Logger LOG = LoggerFactory.getLogger(JournalNodeHost.class);
+
+  /** How often the node follows the journal placement. */
+  public static final long PLACEMENT_INTERVAL_MILLIS = 100;
+
+  private final QuorumHostContext ctx;
+  private final JournalServer server;
+  private final JournalPlacementDriver driver;
+  private final ScheduledFuture<?> task;
+  private final Object lock = new Object();
+  private CompletableFuture<Void> inProgress;
+  private volatile boolean advertised;
+  private volatile boolean closed;
+
+  private JournalNodeHost(QuorumHostContext ctx, JournalServer server) {
+    this.ctx = ctx;
+    this.server = server;
+    this.driver = new JournalPlacementDriver(ctx.metastore(), server);
+    this.task =
+        ctx.scheduler()
+            .scheduleWithFixedDelay(
+                () -> {
+                  if (!closed) {
+                    placeNow();
+                  }
+                },
+                0,
+                PLACEMENT_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
+  }
+
+  /** Starts the journal server of {@code ctx} with the default journal settings. */
+  static JournalNodeHost start(QuorumHostContext ctx) {
+    JournalServer server =
+        JournalServer.start(
+            JournalSettings.defaults(ctx.nodeId(), ctx.address(), ctx.storageDir()),
+            ctx.executor());
+    return new JournalNodeHost(ctx, server);
+  }
+
+  @Override
+  public String address() {
+    return ctx.address();
+  }
+
+  @Override
+  public List<String> hostedJournals() {
+    // The server knows its groups by their ids; the placement names them.
+    return ctx.metastore()
+        .read(
+            r ->
+                r.journals().entrySet().stream()
+                    .filter(e -> e.getValue().contains(ctx.nodeId()))
+                    .map(java.util.Map.Entry::getKey)
+                    .filter(server::hosts)
+                    .sorted()
+                    .toList());
+  }
+
+  /** The journal server, for the quorum data path and for tests. */
+  public JournalServer server() {
+    return server;
+  }
+
+  @Override
+  public CompletableFuture<Void> placeNow() {
+    synchronized (lock) {
+      if (closed) {
+        return CompletableFuture.failedFuture(
+            new LoamException(Kind.UNAVAILABLE, "journal host closed node=" + ctx.nodeId()));
+      }
+      if (inProgress != null && !inProgress.isDone()) {
+        return inProgress;
+      }
+      CompletableFuture<Void> pass =
+          CompletableFuture.supplyAsync(() -> null, ctx.executor())
+              .thenCompose(v -> advertise())
+              .thenCompose(v -> driver.poll())
+              .handle(
+                  (p, t) -> {
+                    if (t != null && !closed) {
+                      LOG.debug("journal placement pass failed node={}", ctx.nodeId(), t);
+                      throw t instanceof java.util.concurrent.CompletionException ce
+                          ? ce
+                          : new java.util.concurrent.CompletionException(t);
+                    }
+                    return null;
+                  });
+      inProgress = pass;
+      return pass;
+    }
+  }
+
+  /** Advertises the journal endpoint until the metastore accepted it once for this process. */
+  private CompletableFuture<Void> advertise() {
+    if (advertised) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return ctx.metastore()
+        .propose(
+            new SetNodeEndpoint(ctx.origin().get(), JournalPlacementDriver.ENDPOINT, ctx.address()))
+        .thenApply(
+            a -> {
+              if (a.outcome() instanceof Outcome.Rejected r) {
+                throw new LoamException(
+                    Kind.INVALID,
+                    "journal endpoint refused node="
+                        + ctx.nodeId()
+                        + " address="
+                        + ctx.address()
+                        + ": "
+                        + r.message());
+              }
+              advertised = true;
+              return null;
+            });
+  }
+
+  @Override
+  public boolean replicates(String journal) {
+    return !closed && server.hosts(journal);
+  }
+
+  @Override
+  public Optional<String> leader(String journal) {
+    return server.leader(journal);
+  }
+
+  @Override
+  public CompletableFuture<Outcome.BatchResult> append(
+      String journal, long streamId, int partition, byte[] batch) {
+    String ids = " journal=" + journal + " stream=" + streamId + " partition=" + partition;
+    return server
+        .propose(journal, new JournalEntry.Append(streamId, partition, batch))
+        .thenCompose(
+            r -> {
+              if (r instanceof JournalResult.Rejected rej
+                  && rej.reason() == JournalResult.Reason.UNKNOWN_PARTITION
+                  && assigned(journal, streamId, partition)) {
+                // Assigned in the metastore but not hosted yet: the leader's placement pass has
+                // not reached it. HOST is idempotent (a second one is refused ALREADY_HOSTED and
+                // changes nothing), so host it now and append once more.
+                return server
+                    .propose(journal, new JournalEntry.Host(streamId, partition, 0))
+                    .thenCompose(
+                        h ->
+                            server.propose(
+                                journal, new JournalEntry.Append(streamId, partition, batch)));
+              }
+              return CompletableFuture.completedFuture(r);
+            })
+        .thenApply(r -> verdict(r, ids));
+  }
+
+  private boolean assigned(String journal, long streamId, int partition) {
+    return ctx.metastore()
+        .read(r -> r.journalOf(streamId, partition))
+        .map(journal::equals)
+        .orElse(false);
+  }
+
+  private static Outcome.BatchResult verdict(JournalResult r, String ids) {
+    if (r instanceof JournalResult.Appended a) {
+      return new Outcome.BatchResult(Outcome.BatchStatus.APPENDED, a.baseOffset());
+    }
+    if (r instanceof JournalResult.Duplicate d) {
+      return new Outcome.BatchResult(Outcome.BatchStatus.DUPLICATE, d.baseOffset());
+    }
+    if (r instanceof JournalResult.Rejected rej) {
+      switch (rej.reason()) {
+        case UNKNOWN_PARTITION:
+          return new Outcome.BatchResult(Outcome.BatchStatus.UNKNOWN_PARTITION, -1);
+        case OUT_OF_ORDER_SEQUENCE:
+          return new Outcome.BatchResult(Outcome.BatchStatus.OUT_OF_ORDER_SEQUENCE, -1);
+        case PRODUCER_FENCED:
+          return new Outcome.BatchResult(Outcome.BatchStatus.PRODUCER_FENCED, -1);
+        case TAIL_FULL:
+          throw new LoamException(
+              Kind.UNAVAILABLE,
+              "the journal's unsealed tail is full, retry later" + ids + ": " + rej.message());
+        default:
+          throw new LoamException(Kind.INVALID, rej.message() + ids);
+      }
+    }
+    throw new LoamException(Kind.INVALID, "unexpected journal answer " + r + ids);
+  }
+
+  @Override
+  public CompletableFuture<QuorumRead> read(
+      String journal,
+      long streamId,
+      int partition,
+      long fromOffset,
+      int maxBytes,
+      Duration maxWait) {
+    try {
+      QuorumRead now = readNow(journal, streamId, partition, fromOffset, maxBytes);
+      if (!now.batches().isEmpty() || maxWait.isZero() || maxWait.isNegative()) {
+        return CompletableFuture.completedFuture(now);
+      }
+      // Long poll: wake on this replica's next apply of an append to the partition (or a
+      // snapshot reload), else answer empty after maxWait.
+      CompletableFuture<QuorumRead> f = new CompletableFuture<>();
+      Runnable recheck =
+          () -> {
+            if (f.isDone()) {
+              return;
+            }
+            try {
+              QuorumRead r = readNow(journal, streamId, partition, fromOffset, maxBytes);
+              if (!r.batches().isEmpty()) {
+                f.complete(r);
+              }
+            } catch (RuntimeException e) {
+              f.completeExceptionally(e);
+            }
+          };
+      AutoCloseable listener =
+          server.onApplied(
+              journal,
+              new dev.loam.journal.ratis.JournalListener() {
+                @Override
+                public void applied(JournalEntry entry, JournalResult result) {
+                  if (entry instanceof JournalEntry.Append a
+                      && a.streamId() == streamId
+                      && a.partition() == partition
+                      && result instanceof JournalResult.Appended) {
+                    // Off the apply thread: the read takes the state's read lock.
+                    ctx.executor().execute(recheck);
+                  }
+                }
+
+                @Override
+                public void reloaded() {
+                  ctx.executor().execute(recheck);
+                }
+              });
+      // An append applied between the first read and the listener's registration.
+      recheck.run();
+      ScheduledFuture<?> timer =
+          ctx.scheduler()
+              .schedule(
+                  () -> f.complete(now),
+                  maxWait.toNanos(),
+                  java.util.concurrent.TimeUnit.NANOSECONDS);
+      f.whenComplete(
+          (r, t) -> {
+            timer.cancel(false);
+            try {
+              listener.close();
+            } catch (Exception ignored) {
+              // Removing from a list does not fail.
+            }
+          });
+      return f;
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private QuorumRead readNow(
+      String journal, long streamId, int partition, long fromOffset, int maxBytes) {
+    if (!server.hosts(journal)) {
+      throw new LoamException(
+          Kind.UNAVAILABLE,
+          "journal not on this node journal=" + journal + " node=" + ctx.nodeId());
+    }
+    JournalRead r;
+    try {
+      r = server.read(journal, streamId, partition, fromOffset, maxBytes);
+    } catch (LoamException e) {
+      if (e.kind() == Kind.NOT_FOUND && fromOffset == 0) {
+        // Assigned, not hosted yet: an empty partition.
+        return new QuorumRead(java.util.List.of(), 0, 0);
+      }
+      throw e;
+    }
+    if (r.segment().isPresent()) {
+      throw new LoamException(
+          Kind.UNAVAILABLE,
+          "the offset is sealed into a segment, which the read path does not serve for quorum"
+              + " streams yet journal="
+              + journal
+              + " offset="
+              + fromOffset);
+    }
+    return new QuorumRead(r.batches(), r.sealedOffset(), r.highWatermark());
+  }
+
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      task.cancel(false);
+    }
+    server.close();
+  }
+}
