@@ -204,6 +204,23 @@ public interface Log {
   CompletableFuture<BatchFetchResult> fetchArrowBatches(
       String namespace, String stream, int partition, long offset, int maxBytes, Duration maxWait);
 
+  /**
+   * Reads an arrow stream's records as {@link #fetch} does, each record's value the JSON object of
+   * only {@code columns} (user columns of the newest schema version, in the order given; null for a
+   * column a record's version lacks). From a segment only the byte ranges of the projected columns,
+   * the system columns and each frame's prefix are read from the store, each checked against its
+   * CRC (docs/reference/arrow.md "Projected reads"); a batch still in the WAL is read whole.
+   * INVALID for a stream that is not an arrow stream, an unknown or repeated column, or no column.
+   */
+  CompletableFuture<FetchResult> fetchColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns);
+
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */
   CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec);

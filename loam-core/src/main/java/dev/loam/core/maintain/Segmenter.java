@@ -2,6 +2,7 @@ package dev.loam.core.maintain;
 
 import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
+import dev.loam.core.arrow.ArrowCodec;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.core.read.ReadPath;
 import dev.loam.meta.Metastore;
@@ -15,6 +16,7 @@ import dev.loam.wal.segment.SegmentBatch;
 import dev.loam.wal.segment.SegmentBuilder;
 import dev.loam.wal.ulid.Ulid;
 import dev.loam.wal.ulid.UlidGenerator;
+import java.nio.ByteBuffer;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * holds about one entry per segment instead of one per WAL flush. Readers find batches inside that
  * entry with the segment's batch index. A crash or a refused swap leaves an unreferenced segment
  * that GC deletes as an orphan. Streams of a namespace with a key are not segmented (their batches
- * stay sealed in the WAL). Not thread-safe: {@link Maintenance} runs one poll at a time.
+ * stay sealed in the WAL). An arrow stream's run becomes an arrow segment: its frames, verified and
+ * kept verbatim (base_offset patched), and a column index after the batch index
+ * (docs/formats/arrow-batch-v1.md). Not thread-safe: {@link Maintenance} runs one poll at a time.
  */
 public final class Segmenter {
   private static final Logger log = LoggerFactory.getLogger(Segmenter.class);
@@ -74,7 +78,9 @@ public final class Segmenter {
     this.entryMaxBytes = entryMaxBytes;
   }
 
-  record Candidate(long streamId, int partition, List<IndexEntry> run, long streamEpoch) {}
+  /** {@code arrow}: an arrow stream's run, segmented as an arrow segment (arrow-batch-v1.md). */
+  record Candidate(
+      long streamId, int partition, List<IndexEntry> run, long streamEpoch, boolean arrow) {}
 
   public static boolean isWal(IndexEntry e) {
     return ObjectLayout.isWal(e.objectKey());
@@ -94,9 +100,10 @@ public final class Segmenter {
             }
             long id = part.stream().id();
             int p = part.bounds().partition();
-            if (!r.streamSchemas(id).isEmpty()) {
-              // Arrow streams are not segmented yet (docs/reference/arrow.md "Not yet"): their
-              // frames stay in the WAL objects, which retention trims as usual.
+            boolean arrow = !r.streamSchemas(id).isEmpty();
+            if (arrow && !ArrowCodec.available()) {
+              // Without loam-arrow this node cannot verify the frames nor build the column index:
+              // the frames stay in the WAL objects, which retention trims as usual.
               continue;
             }
             List<IndexEntry> es =
@@ -116,7 +123,7 @@ public final class Segmenter {
                 i++;
               }
               if (bytes >= thresholdBytes) {
-                return new Candidate(id, p, run, part.streamEpoch());
+                return new Candidate(id, p, run, part.streamEpoch(), arrow);
               }
             }
           }
@@ -135,9 +142,17 @@ public final class Segmenter {
     if (c == null) {
       return CompletableFuture.completedFuture(false);
     }
-    SegmentBuilder b = new SegmentBuilder(c.streamId(), c.partition(), c.run().get(0).baseOffset());
-    return addAll(b, c.run(), 0)
-        .thenCompose(v -> write(c, b.build()))
+    long base = c.run().get(0).baseOffset();
+    SegmentBuilder b =
+        c.arrow()
+            ? SegmentBuilder.arrow(c.streamId(), c.partition(), base)
+            : new SegmentBuilder(c.streamId(), c.partition(), base);
+    return addAll(b, c, 0)
+        .thenCompose(
+            v ->
+                write(
+                    c,
+                    c.arrow() ? b.build(ArrowCodec.get().columnIndex(b.dataRegion())) : b.build()))
         .exceptionally(
             t -> {
               log.warn("segmenting failed stream={} partition={}", c.streamId(), c.partition(), t);
@@ -145,7 +160,8 @@ public final class Segmenter {
             });
   }
 
-  private CompletableFuture<Void> addAll(SegmentBuilder b, List<IndexEntry> run, int i) {
+  private CompletableFuture<Void> addAll(SegmentBuilder b, Candidate c, int i) {
+    List<IndexEntry> run = c.run();
     if (i >= run.size()) {
       return CompletableFuture.completedFuture(null);
     }
@@ -154,8 +170,18 @@ public final class Segmenter {
         .loadForRewrite(e)
         .thenCompose(
             bytes -> {
-              b.addEntry(e.baseOffset(), bytes);
-              return addAll(b, run, i + 1);
+              if (c.arrow()) {
+                // Every frame is verified (header and column CRCs) before it is copied: a segment
+                // never carries a damaged frame out of the WAL.
+                List<SegmentBuilder.Frame> frames = new ArrayList<>();
+                for (ArrowCodec.FrameSummary f : ArrowCodec.get().frames(ByteBuffer.wrap(bytes))) {
+                  frames.add(new SegmentBuilder.Frame(f.size(), f.recordCount(), f.maxTimestamp()));
+                }
+                b.addFrames(e.baseOffset(), bytes, frames);
+              } else {
+                b.addEntry(e.baseOffset(), bytes);
+              }
+              return addAll(b, c, i + 1);
             });
   }
 

@@ -45,6 +45,7 @@ public final class Fetcher {
   private final InstantSource clock;
   private final ScheduledExecutorService scheduler;
   private final ReadPath readPath;
+  private final ColumnReader columnReader;
   private final PartitionWatch watch;
   private final Duration maxFetchWait;
 
@@ -53,6 +54,7 @@ public final class Fetcher {
     this.clock = ctx.clock();
     this.scheduler = ctx.scheduler();
     this.readPath = readPath;
+    this.columnReader = new ColumnReader(readPath);
     this.watch = watch;
     this.maxFetchWait = maxFetchWait;
   }
@@ -92,11 +94,79 @@ public final class Fetcher {
   }
 
   /**
+   * Fetches an arrow stream's records with values holding only {@code columns} (see {@link
+   * dev.loam.api.Log#fetchColumns}): from a segment, only the projected columns' byte ranges.
+   */
+  public CompletableFuture<FetchResult> fetchColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    List<String> cols = List.copyOf(columns);
+    try {
+      List<String> schemas =
+          meta.read(
+              r ->
+                  r.stream(namespace, stream)
+                      .map(si -> r.streamSchemas(si.id()))
+                      .orElseThrow(
+                          () ->
+                              new LoamException(
+                                  Kind.NOT_FOUND,
+                                  "stream not found stream=" + namespace + "/" + stream)));
+      if (schemas.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "not an arrow stream: a column-projected read needs an arrow stream stream="
+                + namespace
+                + "/"
+                + stream);
+      }
+      // Refuses unknown, repeated or no columns before anything is read.
+      dev.loam.core.arrow.ArrowCodec.get().projectedColumns(schemas, schemas.size(), cols);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return fetch(
+        namespace,
+        stream,
+        partition,
+        offset,
+        maxBytes,
+        maxWait,
+        OptionalLong.empty(),
+        () -> new Columns(columnReader, cols));
+  }
+
+  /** What one read of an index entry gave: where it ended and the bytes it held. */
+  private record EntryRead(long endOffset, int bytes) {}
+
+  /**
    * What one fetch pass collects from the slices it reads, and the answer it builds: decoded
    * records for the record API, stored batch bytes for the batch API. A fresh one per pass, so a
    * retried pass starts empty.
    */
   private interface Collector<R> {
+    /**
+     * Reads entry {@code e} from {@code from} (about {@code maxBytes}) and adds its content from
+     * {@code fromOffset}: by default a slice of whole batches through {@link #add}.
+     */
+    default CompletableFuture<EntryRead> read(
+        ReadPath readPath,
+        IndexEntry e,
+        long from,
+        int maxBytes,
+        int partition,
+        long fromOffset,
+        List<String> schemas) {
+      return readPath
+          .read(e, from, maxBytes)
+          .thenApply(s -> new EntryRead(s.endOffset(), add(s, partition, fromOffset, schemas)));
+    }
+
     /**
      * Adds the slice's content from {@code fromOffset}; returns the bytes it held. {@code schemas}
      * are the stream's arrow schema versions (empty: kafka-encoded).
@@ -116,6 +186,105 @@ public final class Fetcher {
       return schemas.isEmpty()
           ? ReadPath.decode(s, partition, fromOffset, out)
           : ReadPath.decodeArrow(s, partition, fromOffset, schemas, out);
+    }
+
+    @Override
+    public boolean isEmpty() {
+      return out.isEmpty();
+    }
+
+    @Override
+    public FetchResult result(long nextOffset, PartitionInfo b) {
+      return new FetchResult(out, nextOffset, b.highWatermark(), b.logStartOffset());
+    }
+  }
+
+  /**
+   * Records of an arrow stream with values of some columns: a segment entry is read by its
+   * projected columns' byte ranges ({@link ColumnReader}); a WAL entry, whose chunk has no column
+   * index in the metastore, is read whole and projected here.
+   */
+  private static final class Columns implements Collector<FetchResult> {
+    private final ColumnReader reader;
+    private final List<String> columns;
+    private final List<FetchedRecord> out = new ArrayList<>();
+
+    Columns(ColumnReader reader, List<String> columns) {
+      this.reader = reader;
+      this.columns = columns;
+    }
+
+    @Override
+    public CompletableFuture<EntryRead> read(
+        ReadPath readPath,
+        IndexEntry e,
+        long from,
+        int maxBytes,
+        int partition,
+        long fromOffset,
+        List<String> schemas) {
+      if (!dev.loam.core.ObjectLayout.isSegment(e.objectKey())) {
+        return Collector.super.read(readPath, e, from, maxBytes, partition, fromOffset, schemas);
+      }
+      return reader
+          .read(e, from, maxBytes, schemas, columns)
+          .thenApply(
+              p -> {
+                addFrames(e, p.baseOffset(), p.endOffset(), p.frames(), partition, fromOffset);
+                return new EntryRead(p.endOffset(), p.bytes());
+              });
+    }
+
+    @Override
+    public int add(ReadPath.Slice s, int partition, long fromOffset, List<String> schemas) {
+      List<List<dev.loam.wal.batch.RecordData>> frames;
+      try {
+        frames =
+            dev.loam.core.arrow.ArrowCodec.get()
+                .decodeProjected(schemas, ByteBuffer.wrap(s.bytes()), columns);
+      } catch (dev.loam.error.CorruptionException c) {
+        throw new dev.loam.error.CorruptionException(
+            c.getMessage()
+                + " object="
+                + s.entry().objectKey()
+                + " byteOffset="
+                + s.entry().byteOffset(),
+            c);
+      }
+      addFrames(s.entry(), s.baseOffset(), s.endOffset(), frames, partition, fromOffset);
+      return s.bytes().length;
+    }
+
+    private void addFrames(
+        IndexEntry e,
+        long baseOffset,
+        long endOffset,
+        List<List<dev.loam.wal.batch.RecordData>> frames,
+        int partition,
+        long fromOffset) {
+      long next = baseOffset;
+      for (List<dev.loam.wal.batch.RecordData> frame : frames) {
+        for (int i = 0; i < frame.size(); i++) {
+          long offset = next + i;
+          if (offset >= fromOffset) {
+            dev.loam.wal.batch.RecordData d = frame.get(i);
+            out.add(
+                new FetchedRecord(partition, offset, d.timestamp(), d.key(), d.value(), List.of()));
+          }
+        }
+        next += frame.size();
+      }
+      if (next != endOffset) {
+        throw new dev.loam.error.CorruptionException(
+            "record count differs from the offset index expected="
+                + (endOffset - baseOffset)
+                + " actual="
+                + (next - baseOffset)
+                + " object="
+                + e.objectKey()
+                + " byteOffset="
+                + e.byteOffset());
+      }
     }
 
     @Override
@@ -384,11 +553,17 @@ public final class Fetcher {
   private CompletableFuture<Long> loadEntry(
       View v, FetchRequest q, int i, long from, int bytesSoFar, Collector<?> out) {
     IndexEntry e = v.entries().get(i);
-    return readPath
-        .read(e, from, Math.max(1, q.maxBytes() - bytesSoFar))
+    return out.read(
+            readPath,
+            e,
+            from,
+            Math.max(1, q.maxBytes() - bytesSoFar),
+            q.partition(),
+            q.offset(),
+            v.schemas())
         .thenCompose(
             s -> {
-              int n = out.add(s, q.partition(), q.offset(), v.schemas());
+              int n = s.bytes();
               if (s.endOffset() < e.endOffset()) {
                 if (out.isEmpty() && s.endOffset() > from) {
                   // The blocks read hold no record at or after the offset (compaction removed
@@ -441,7 +616,11 @@ public final class Fetcher {
                   .thenApply(
                       s -> {
                         List<FetchedRecord> recs = new ArrayList<>();
-                        ReadPath.decode(s, partition, start, recs);
+                        if (v.schemas().isEmpty()) {
+                          ReadPath.decode(s, partition, start, recs);
+                        } else {
+                          ReadPath.decodeArrow(s, partition, start, v.schemas(), recs);
+                        }
                         for (FetchedRecord r : recs) {
                           if (r.timestamp() >= ts) {
                             return r.offset();

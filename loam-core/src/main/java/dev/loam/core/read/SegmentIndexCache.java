@@ -135,7 +135,7 @@ final class SegmentIndexCache {
               long need = SegmentReader.requiredTailLength(footer, size);
               if (need <= tail.bytes().length) {
                 return CompletableFuture.completedFuture(
-                    SegmentReader.parseIndex(tail.bytes(), size));
+                    SegmentReader.parseIndexRegion(tail.bytes(), size));
               }
               if (need > Integer.MAX_VALUE - 16) {
                 throw new CorruptionException("segment index too large tailBytes=" + need);
@@ -145,13 +145,13 @@ final class SegmentIndexCache {
                   .thenApply(
                       b -> {
                         stats.segmentIndexGet(b.length);
-                        return SegmentReader.parseIndex(b, size);
+                        return SegmentReader.parseIndexRegion(b, size);
                       });
             })
         .handle(
-            (batches, t) -> {
+            (region, t) -> {
               if (t == null) {
-                return new SegmentIndex(key, batches, blockBytes);
+                return new SegmentIndex(key, region.batches(), region.columnIndex(), blockBytes);
               }
               Throwable c =
                   t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
@@ -184,8 +184,18 @@ final class SegmentIndexCache {
     /** The first batch of each block, increasing, starting at 0. */
     final int[] blockStarts;
 
+    /** An arrow segment's column index bytes (arrow-batch-v1.md), empty for a kafka segment. */
+    final byte[] columnIndex;
+
+    private volatile List<dev.loam.core.arrow.ArrowCodec.FrameColumns> columns;
+
     SegmentIndex(String key, List<SegmentBatch> batches, int blockBytes) {
+      this(key, batches, new byte[0], blockBytes);
+    }
+
+    SegmentIndex(String key, List<SegmentBatch> batches, byte[] columnIndex, int blockBytes) {
       this.key = key;
+      this.columnIndex = columnIndex;
       int n = batches.size();
       baseOffsets = new long[n + 1];
       positions = new long[n + 1];
@@ -213,8 +223,37 @@ final class SegmentIndexCache {
       return maxTimestamps.length;
     }
 
+    /**
+     * The parsed column index of an arrow segment, one entry per batch, parsed on first use.
+     *
+     * @throws CorruptionException if the segment has none or it is damaged
+     */
+    List<dev.loam.core.arrow.ArrowCodec.FrameColumns> columns() {
+      List<dev.loam.core.arrow.ArrowCodec.FrameColumns> c = columns;
+      if (c == null) {
+        if (columnIndex.length == 0) {
+          throw new CorruptionException(
+              "segment has no column index (not an arrow segment) key=" + key);
+        }
+        try {
+          c =
+              dev.loam.core.arrow.ArrowCodec.get()
+                  .parseColumnIndex(java.nio.ByteBuffer.wrap(columnIndex), count());
+        } catch (CorruptionException e) {
+          throw new CorruptionException(e.getMessage() + " key=" + key, e);
+        }
+        columns = c;
+      }
+      return c;
+    }
+
     long weight() {
-      return 96L + key.length() * 2L + 28L * count() + 4L * blockStarts.length;
+      // The column index is kept raw and, once used, parsed (about twice its bytes).
+      return 96L
+          + key.length() * 2L
+          + 28L * count()
+          + 4L * blockStarts.length
+          + 3L * columnIndex.length;
     }
 
     /** The batch starting at byte {@code position}, {@link #count()} for the data end, or -1. */

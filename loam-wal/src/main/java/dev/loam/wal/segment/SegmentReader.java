@@ -26,6 +26,13 @@ public final class SegmentReader {
   /** The footer: where the index is, and the CRCs of index and data. */
   public record SegmentFooter(long indexOffset, int indexLength, int indexCrc32c, int dataCrc32c) {}
 
+  /**
+   * A segment's index region: the batch index and, for an arrow segment, the column index bytes
+   * that follow it (arrow-batch-v1.md "Column index"; empty for a kafka segment). Only the column
+   * index's magic and count are checked here: its entries are the arrow reader's to parse.
+   */
+  public record IndexRegion(List<SegmentBatch> batches, byte[] columnIndex) {}
+
   private SegmentReader() {}
 
   /**
@@ -106,6 +113,17 @@ public final class SegmentReader {
    * @throws LoamException INVALID if the tail is too short for the index
    */
   public static List<SegmentBatch> parseIndex(byte[] tail, long objectSize) {
+    return parseIndexRegion(tail, objectSize).batches();
+  }
+
+  /**
+   * As {@link #parseIndex}, also returning the column index bytes of an arrow segment: an index
+   * region longer than the batch index must continue with a column index whose magic is {@code
+   * LACI} and whose count is the batch count.
+   *
+   * @throws LoamException INVALID if the tail is too short for the index
+   */
+  public static IndexRegion parseIndexRegion(byte[] tail, long objectSize) {
     SegmentFooter footer = parseFooter(tail, objectSize);
     long need = requiredTailLength(footer, objectSize);
     if (tail.length < need) {
@@ -121,9 +139,17 @@ public final class SegmentReader {
           "segment index crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
     long count = BigEndian.getInt(tail, idx) & 0xffffffffL;
+    long batchIndexLength = SegmentFormat.INDEX_FIXED + count * SegmentFormat.ENTRY_SIZE;
+    long extension = Integer.toUnsignedLong(footer.indexLength()) - batchIndexLength;
     if (count < 1
         || count > SegmentFormat.MAX_BATCHES
-        || SegmentFormat.INDEX_FIXED + count * SegmentFormat.ENTRY_SIZE != footer.indexLength()) {
+        || extension < 0
+        || (extension > 0
+            && (extension < 8
+                || BigEndian.getInt(tail, (int) (idx + batchIndexLength))
+                    != SegmentFormat.COLUMN_INDEX_MAGIC
+                || (BigEndian.getInt(tail, (int) (idx + batchIndexLength) + 4) & 0xffffffffL)
+                    != count))) {
       throw new CorruptionException(
           "segment index count does not match its length count="
               + count
@@ -193,7 +219,8 @@ public final class SegmentReader {
               + " indexOffset="
               + footer.indexOffset());
     }
-    return out;
+    int ext = (int) (idx + batchIndexLength);
+    return new IndexRegion(out, java.util.Arrays.copyOfRange(tail, ext, ext + (int) extension));
   }
 
   /**
@@ -229,11 +256,12 @@ public final class SegmentReader {
       throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
     }
     int encoding = bytes[SegmentFormat.H_ENCODING] & 0xff;
-    if (encoding != SegmentFormat.ENCODING_KAFKA) {
+    if (encoding != SegmentFormat.ENCODING_KAFKA && encoding != SegmentFormat.ENCODING_ARROW) {
       throw new LoamException(Kind.INVALID, "unsupported segment encoding=" + encoding);
     }
+    boolean arrow = encoding == SegmentFormat.ENCODING_ARROW;
     boolean compacted = bytes[SegmentFormat.H_FLAGS] == SegmentFormat.FLAG_COMPACTED;
-    if (bytes[SegmentFormat.H_FLAGS] != 0 && !compacted) {
+    if (bytes[SegmentFormat.H_FLAGS] != 0 && (!compacted || arrow)) {
       throw new CorruptionException(
           "segment header flags set flags=" + bytes[SegmentFormat.H_FLAGS]);
     }
@@ -247,7 +275,15 @@ public final class SegmentReader {
     if (bytes.length < HEADER_SIZE + FOOTER_SIZE + SegmentFormat.INDEX_FIXED) {
       throw new CorruptionException("segment truncated length=" + bytes.length);
     }
-    List<SegmentBatch> batches = parseIndex(bytes, bytes.length);
+    IndexRegion region = parseIndexRegion(bytes, bytes.length);
+    List<SegmentBatch> batches = region.batches();
+    if (arrow != (region.columnIndex().length > 0)) {
+      throw new CorruptionException(
+          "segment column index "
+              + (arrow ? "missing in an arrow segment" : "present in a kafka segment")
+              + " columnIndexBytes="
+              + region.columnIndex().length);
+    }
     if (batches.get(0).baseOffset() != baseOffset) {
       throw new CorruptionException(
           "segment header base offset differs from the index header="
@@ -263,6 +299,10 @@ public final class SegmentReader {
               + hex(footer.dataCrc32c())
               + " computed="
               + hex(dataCrc));
+    }
+    if (arrow) {
+      checkFrames(bytes, batches);
+      return new Segment(streamId, partition, baseOffset, batches, bytes);
     }
     for (int i = 0; i < batches.size(); i++) {
       SegmentBatch b = batches.get(i);
@@ -286,5 +326,30 @@ public final class SegmentReader {
       }
     }
     return new Segment(streamId, partition, baseOffset, batches, bytes);
+  }
+
+  /**
+   * The fields of each arrow frame that the batch index repeats (magic, frame_length, base_offset,
+   * record_count, max_timestamp); the frames' own CRCs are checked by the arrow reader, which this
+   * module does not hold.
+   */
+  private static void checkFrames(byte[] bytes, List<SegmentBatch> batches) {
+    for (int i = 0; i < batches.size(); i++) {
+      SegmentBatch b = batches.get(i);
+      int p = (int) b.position();
+      if (BigEndian.getInt(bytes, p + 12) != SegmentFormat.FRAME_MAGIC
+          || (BigEndian.getInt(bytes, p + 8) & 0xffffffffL) + 12 != b.length()
+          || BigEndian.getLong(bytes, p) != b.baseOffset()
+          || BigEndian.getInt(bytes, p + 24) != b.recordCount()
+          || BigEndian.getLong(bytes, p + 36) != b.maxTimestamp()) {
+        throw new CorruptionException(
+            "segment arrow frame differs from its index entry batch="
+                + i
+                + " position="
+                + p
+                + " index="
+                + b);
+      }
+    }
   }
 }
