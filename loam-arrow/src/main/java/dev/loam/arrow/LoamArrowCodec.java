@@ -114,15 +114,22 @@ public final class LoamArrowCodec implements ArrowCodec {
   @Override
   public int[] projectedColumns(List<String> versions, int schemaVersion, List<String> columns) {
     SchemaHistory h = history(versions);
-    userFields(h, columns);
-    List<Field> own = h.version(schemaVersion).batchSchema().getFields();
-    List<Integer> out = new ArrayList<>(List.of(0, 1));
-    for (int i = 2; i < own.size(); i++) {
-      if (columns.contains(own.get(i).getName())) {
-        out.add(i);
+    List<String> user = new ArrayList<>();
+    for (String c : columns) {
+      if (!StreamSchema.isSystemColumn(c)) {
+        user.add(c);
       }
     }
-    return out.stream().mapToInt(Integer::intValue).toArray();
+    if (user.isEmpty() && columns.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "a projected read needs at least one column");
+    }
+    if (!user.isEmpty()) {
+      userFields(h, user);
+    }
+    if (columns.stream().distinct().count() != columns.size()) {
+      throw new LoamException(Kind.INVALID, "a column is named twice columns=" + columns);
+    }
+    return ArrowBatches.fetchedColumns(h, schemaVersion, columns);
   }
 
   /** The newest version's user fields named by {@code columns}, in that order. */

@@ -221,6 +221,24 @@ public interface Log {
       Duration maxWait,
       List<String> columns);
 
+  /**
+   * Reads an arrow stream's stored frames in part, for a projected Arrow consumer (Flight DoGet):
+   * as {@link #fetchArrowBatches}, but each frame is its prefix (header with base_offset set,
+   * column table, IPC metadata; its frame_length still the whole frame's) followed by only the
+   * bytes of the columns a read of {@code columns} needs (the system columns and those of {@code
+   * columns} the frame's schema version has), in column order (docs/reference/arrow.md "Projected
+   * reads"). From a segment only those byte ranges are read from the store. CRCs are not checked
+   * here: the reader checks the header CRC and each column's. INVALID as {@link #fetchColumns}.
+   */
+  CompletableFuture<BatchFetchResult> fetchArrowColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns);
+
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */
   CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec);

@@ -645,6 +645,19 @@ public final class LogService implements Log {
     return fetcher.fetchColumns(namespace, stream, partition, offset, maxBytes, maxWait, columns);
   }
 
+  @Override
+  public CompletableFuture<BatchFetchResult> fetchArrowColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    return fetcher.fetchArrowColumns(
+        namespace, stream, partition, offset, maxBytes, maxWait, columns);
+  }
+
   // ---------------------------------------------------------------- fetch
 
   @Override

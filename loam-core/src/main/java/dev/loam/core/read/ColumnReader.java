@@ -13,13 +13,33 @@ import java.util.concurrent.CompletableFuture;
  * the segment's column index (kept with its batch index, {@link SegmentIndexCache}) it computes,
  * for each frame read, the byte range of the frame's prefix (header, column table, IPC metadata)
  * and of each projected column, coalesces ranges that touch into one GET each, and hands each
- * frame's pieces to the arrow codec, which checks the header CRC and every fetched column's CRC.
- * Columns not projected are never read from the store. Thread-safe (stateless besides the read path
- * it uses).
+ * frame's pieces back; the arrow codec that decodes them checks the header CRC and every fetched
+ * column's CRC. Columns not projected are never read from the store. Thread-safe (stateless besides
+ * the read path it uses).
  */
 final class ColumnReader {
-  /** What a projected read of one index entry gives: records per frame, from {@code baseOffset}. */
-  record Projected(long baseOffset, long endOffset, List<List<RecordData>> frames, int bytes) {}
+  /**
+   * One frame read in part: its prefix (header, column table, IPC metadata), the positions of the
+   * columns fetched (as {@link ArrowCodec#projectedColumns} gave them) and their bytes, unchecked.
+   */
+  record PartFrame(ByteBuffer prefix, int[] fetched, ByteBuffer[] columns) {
+    /** The frame's records, every fetched range checked against its CRC by the codec. */
+    List<RecordData> decode(List<String> versions, List<String> names) {
+      return ArrowCodec.get().decodeProjected(versions, prefix.duplicate(), fetched, dup(), names);
+    }
+
+    private ByteBuffer[] dup() {
+      ByteBuffer[] out = new ByteBuffer[columns.length];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = columns[i].duplicate();
+      }
+      return out;
+    }
+  }
+
+  /** What a projected read of one index entry gives: frames in part, from {@code baseOffset}. */
+  record Projected(
+      long baseOffset, long endOffset, List<PartFrame> frames, List<Long> positions, int bytes) {}
 
   /** One byte range to fetch, and where its bytes land once the coalesced GETs return. */
   private static final class Piece {
@@ -47,7 +67,7 @@ final class ColumnReader {
   /**
    * Frames of the segment entry {@code e} from the one holding {@code fromOffset} (or the entry's
    * first) on, until about {@code maxBytes} of projected bytes were read (at least one frame), each
-   * frame's records with values holding only {@code columns}.
+   * frame's prefix and the byte ranges of {@code columns} and the system columns.
    */
   CompletableFuture<Projected> read(
       IndexEntry e, long fromOffset, int maxBytes, List<String> versions, List<String> columns) {
@@ -141,28 +161,18 @@ final class ColumnReader {
               for (CompletableFuture<byte[]> l : loads) {
                 got.add(l.join());
               }
-              List<List<RecordData>> frames = new ArrayList<>(prefixes.size());
+              List<PartFrame> frames = new ArrayList<>(prefixes.size());
+              List<Long> positions = new ArrayList<>(prefixes.size());
               for (int k = 0; k < prefixes.size(); k++) {
                 Piece[] cols = columnPieces.get(k);
                 ByteBuffer[] colBytes = new ByteBuffer[cols.length];
                 for (int i = 0; i < cols.length; i++) {
                   colBytes[i] = cols[i].slice(got);
                 }
-                try {
-                  frames.add(
-                      codec.decodeProjected(
-                          versions, prefixes.get(k).slice(got), fetched.get(k), colBytes, columns));
-                } catch (dev.loam.error.CorruptionException c) {
-                  throw new dev.loam.error.CorruptionException(
-                      c.getMessage()
-                          + " object="
-                          + e.objectKey()
-                          + " position="
-                          + prefixes.get(k).start,
-                      c);
-                }
+                frames.add(new PartFrame(prefixes.get(k).slice(got), fetched.get(k), colBytes));
+                positions.add(prefixes.get(k).start);
               }
-              return new Projected(base, endOffset, frames, total);
+              return new Projected(base, endOffset, frames, positions, total);
             });
   }
 }

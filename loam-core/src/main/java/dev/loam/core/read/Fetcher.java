@@ -125,6 +125,16 @@ public final class Fetcher {
                 + "/"
                 + stream);
       }
+      for (String c : cols) {
+        if (c.equals("_key") || c.equals("_timestamp")) {
+          throw new LoamException(
+              Kind.INVALID,
+              "column "
+                  + c
+                  + " is a system column: every record carries its key and timestamp; name user"
+                  + " columns");
+        }
+      }
       // Refuses unknown, repeated or no columns before anything is read.
       dev.loam.core.arrow.ArrowCodec.get().projectedColumns(schemas, schemas.size(), cols);
     } catch (LoamException e) {
@@ -139,6 +149,184 @@ public final class Fetcher {
         maxWait,
         OptionalLong.empty(),
         () -> new Columns(columnReader, cols));
+  }
+
+  /**
+   * Fetches an arrow stream's frames in part (see {@link dev.loam.api.Log#fetchArrowColumns}): each
+   * frame's prefix followed by the bytes of the columns {@code columns} needs, in column order.
+   */
+  public CompletableFuture<BatchFetchResult> fetchArrowColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    List<String> cols = List.copyOf(columns);
+    try {
+      List<String> schemas =
+          meta.read(
+              r ->
+                  r.stream(namespace, stream)
+                      .map(si -> r.streamSchemas(si.id()))
+                      .orElseThrow(
+                          () ->
+                              new LoamException(
+                                  Kind.NOT_FOUND,
+                                  "stream not found stream=" + namespace + "/" + stream)));
+      if (schemas.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "not an arrow stream: it has no arrow batches stream=" + namespace + "/" + stream);
+      }
+      dev.loam.core.arrow.ArrowCodec.get().projectedColumns(schemas, schemas.size(), cols);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return fetch(
+        namespace,
+        stream,
+        partition,
+        offset,
+        maxBytes,
+        maxWait,
+        OptionalLong.empty(),
+        () -> new PartFrames(columnReader, cols));
+  }
+
+  /**
+   * Frames in part: from a segment, the pieces {@link ColumnReader} fetched; from a WAL chunk, the
+   * same pieces cut out of the whole frames. Each goes out as its prefix (base_offset set) and its
+   * fetched columns' bytes back to back; the reader checks the CRCs.
+   */
+  private static final class PartFrames implements Collector<BatchFetchResult> {
+    private final ColumnReader reader;
+    private final List<String> columns;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    PartFrames(ColumnReader reader, List<String> columns) {
+      this.reader = reader;
+      this.columns = columns;
+    }
+
+    @Override
+    public CompletableFuture<EntryRead> read(
+        ReadPath readPath,
+        IndexEntry e,
+        long from,
+        int maxBytes,
+        int partition,
+        long fromOffset,
+        List<String> schemas) {
+      if (!dev.loam.core.ObjectLayout.isSegment(e.objectKey())) {
+        return Collector.super.read(readPath, e, from, maxBytes, partition, fromOffset, schemas);
+      }
+      return reader
+          .read(e, from, maxBytes, schemas, columns)
+          .thenApply(
+              p -> {
+                long next = p.baseOffset();
+                int n = 0;
+                for (ColumnReader.PartFrame f : p.frames()) {
+                  ByteBuffer prefix = f.prefix();
+                  int count = prefix.getInt(prefix.position() + 24);
+                  if (next + count > fromOffset) {
+                    n += write(prefix, f.columns(), next);
+                  }
+                  next += count;
+                }
+                if (next != p.endOffset()) {
+                  throw new dev.loam.error.CorruptionException(
+                      "record count differs from the segment index expected="
+                          + (p.endOffset() - p.baseOffset())
+                          + " actual="
+                          + (next - p.baseOffset())
+                          + " object="
+                          + e.objectKey());
+                }
+                return new EntryRead(p.endOffset(), n);
+              });
+    }
+
+    private int write(ByteBuffer prefix, ByteBuffer[] cols, long base) {
+      byte[] head = new byte[prefix.remaining()];
+      prefix.duplicate().get(head);
+      ByteBuffer.wrap(head).putLong(0, base);
+      out.write(head, 0, head.length);
+      int n = head.length;
+      for (ByteBuffer c : cols) {
+        byte[] b = new byte[c.remaining()];
+        c.duplicate().get(b);
+        out.write(b, 0, b.length);
+        n += b.length;
+      }
+      return n;
+    }
+
+    @Override
+    public int add(ReadPath.Slice s, int partition, long fromOffset, List<String> schemas) {
+      // Whole frames from a WAL chunk: cut out the same pieces a segment read fetches.
+      ByteBuffer buf = ByteBuffer.wrap(s.bytes());
+      long next = s.baseOffset();
+      int n = 0;
+      dev.loam.core.arrow.ArrowCodec codec = dev.loam.core.arrow.ArrowCodec.get();
+      while (buf.hasRemaining()) {
+        int start = buf.position();
+        if (buf.remaining() < 56) {
+          throw new dev.loam.error.CorruptionException(
+              "arrow frame truncated object=" + s.entry().objectKey());
+        }
+        int size = (int) (Integer.toUnsignedLong(buf.getInt(start + 8)) + 12);
+        int count = buf.getInt(start + 24);
+        int c = buf.getShort(start + 44) & 0xffff;
+        int version = buf.getShort(start + 22) & 0xffff;
+        int metadata = buf.getInt(start + 48);
+        int prefixLength = 56 + 12 * c + metadata;
+        if (size > buf.remaining() || prefixLength > size || count < 1) {
+          throw new dev.loam.error.CorruptionException(
+              "arrow frame lengths do not fit the slice object=" + s.entry().objectKey());
+        }
+        if (next + count > fromOffset) {
+          int[] fetched = codec.projectedColumns(schemas, version, columns);
+          ByteBuffer[] cols = new ByteBuffer[fetched.length];
+          for (int i = 0; i < fetched.length; i++) {
+            int at = start + 56 + 12 * fetched[i];
+            int off = buf.getInt(at);
+            int len = buf.getInt(at + 4);
+            if (off < 0 || len < 0 || (long) prefixLength + off + len > size) {
+              throw new dev.loam.error.CorruptionException(
+                  "arrow frame column table out of range object=" + s.entry().objectKey());
+            }
+            cols[i] = ByteBuffer.wrap(s.bytes(), start + prefixLength + off, len).slice();
+          }
+          n += write(ByteBuffer.wrap(s.bytes(), start, prefixLength).slice(), cols, next);
+        }
+        next += count;
+        buf.position(start + size);
+      }
+      if (next != s.endOffset()) {
+        throw new dev.loam.error.CorruptionException(
+            "record count differs from the offset index expected="
+                + (s.endOffset() - s.baseOffset())
+                + " actual="
+                + (next - s.baseOffset())
+                + " object="
+                + s.entry().objectKey());
+      }
+      return n;
+    }
+
+    @Override
+    public boolean isEmpty() {
+      return out.size() == 0;
+    }
+
+    @Override
+    public BatchFetchResult result(long nextOffset, PartitionInfo b) {
+      return new BatchFetchResult(
+          ByteBuffer.wrap(out.toByteArray()), nextOffset, b.highWatermark(), b.logStartOffset());
+    }
   }
 
   /** What one read of an index entry gave: where it ended and the bytes it held. */
@@ -230,7 +418,21 @@ public final class Fetcher {
           .read(e, from, maxBytes, schemas, columns)
           .thenApply(
               p -> {
-                addFrames(e, p.baseOffset(), p.endOffset(), p.frames(), partition, fromOffset);
+                List<List<dev.loam.wal.batch.RecordData>> frames = new ArrayList<>();
+                for (int k = 0; k < p.frames().size(); k++) {
+                  try {
+                    frames.add(p.frames().get(k).decode(schemas, columns));
+                  } catch (dev.loam.error.CorruptionException c) {
+                    throw new dev.loam.error.CorruptionException(
+                        c.getMessage()
+                            + " object="
+                            + e.objectKey()
+                            + " position="
+                            + p.positions().get(k),
+                        c);
+                  }
+                }
+                addFrames(e, p.baseOffset(), p.endOffset(), frames, partition, fromOffset);
                 return new EntryRead(p.endOffset(), p.bytes());
               });
     }
