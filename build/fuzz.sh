@@ -30,6 +30,8 @@ targets=(
   "loam-otlp OtlpBodyFuzzTest"
   "loam-cloudevents CloudEventsFuzzTest"
   "loam-kafka SaslTokenFuzzTest"
+  "loam-arrow ArrowFormatFuzzTest"
+  "loam-flight FlightTicketFuzzTest"
 )
 mkdir -p build/fuzz-logs
 status=0

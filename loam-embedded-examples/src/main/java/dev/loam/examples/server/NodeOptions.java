@@ -110,6 +110,7 @@ public record NodeOptions(
           "the Kafka protocol port on --host (docs/reference/kafka.md), advertised in the registry");
   static final OtlpFlags.Listener OTLP = OtlpFlags.node(CMD);
   static final Flag<Integer> GRPC = GrpcFlags.node(CMD);
+  static final Flag<Integer> FLIGHT = FlightFlags.node(CMD);
   static final Flag<String> HOST =
       CMD.flag(
           "--host",
