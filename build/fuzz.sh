@@ -31,6 +31,8 @@ targets=(
   "loam-cloudevents CloudEventsFuzzTest"
   "loam-kafka SaslTokenFuzzTest"
   "loam-kafka KafkaFrameFuzzTest org.apache.kafka.common.**"
+  "loam-arrow ArrowFormatFuzzTest"
+  "loam-flight FlightTicketFuzzTest"
 )
 mkdir -p build/fuzz-logs
 status=0

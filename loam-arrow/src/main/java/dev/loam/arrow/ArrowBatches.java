@@ -366,12 +366,10 @@ public final class ArrowBatches {
    */
   public static VectorSchemaRoot loadView(
       ArrowFrame frame, SchemaHistory history, List<String> columns, BufferAllocator allocator) {
-    Schema latest = history.latest().batchSchema();
-    List<Field> want = fields(latest, columns);
     Schema own = history.version(frame.schemaVersion()).batchSchema();
     List<Field> ownFields = own.getFields();
     List<Integer> present = new ArrayList<>();
-    for (Field f : want) {
+    for (Field f : fields(history.latest().batchSchema(), columns)) {
       for (int i = 0; i < ownFields.size(); i++) {
         if (ownFields.get(i).getName().equals(f.getName())) {
           present.add(i);
@@ -383,6 +381,40 @@ public final class ArrowBatches {
     for (int i = 0; i < cols.length; i++) {
       data[i] = frame.column(cols[i]);
     }
+    return loadView(frame, cols, data, history, columns, allocator);
+  }
+
+  /**
+   * The columns a projected read of {@code columns} (columns of the newest version, system columns
+   * allowed) needs from a frame of {@code schemaVersion}: positions in that version's batch schema,
+   * increasing, the system columns always included and columns the version lacks left out.
+   */
+  public static int[] fetchedColumns(
+      SchemaHistory history, int schemaVersion, List<String> columns) {
+    List<Field> own = history.version(schemaVersion).batchSchema().getFields();
+    List<Integer> out = new ArrayList<>(List.of(0, 1));
+    for (int i = StreamSchema.SYSTEM_COLUMNS; i < own.size(); i++) {
+      if (columns.contains(own.get(i).getName())) {
+        out.add(i);
+      }
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /**
+   * As {@link #loadView(ArrowFrame, SchemaHistory, List, BufferAllocator)} from a frame read in
+   * part: {@code frame} may hold only its prefix, {@code data[i]} holds column {@code cols[i]}'s
+   * bytes (verified here against its CRC); {@code cols} must hold every column of {@code columns}
+   * the frame's version has.
+   */
+  public static VectorSchemaRoot loadView(
+      ArrowFrame frame,
+      int[] cols,
+      ByteBuffer[] data,
+      SchemaHistory history,
+      List<String> columns,
+      BufferAllocator allocator) {
+    List<Field> want = fields(history.latest().batchSchema(), columns);
     try (VectorSchemaRoot loaded = loadProjected(frame, cols, data, history, allocator)) {
       VectorSchemaRoot out = VectorSchemaRoot.create(new Schema(want), allocator);
       try {

@@ -1,7 +1,11 @@
 package dev.loam.arrow;
 
 import dev.loam.arrow.format.ArrowFrame;
+import dev.loam.arrow.format.ColumnIndex;
 import dev.loam.core.arrow.ArrowCodec;
+import dev.loam.error.CorruptionException;
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
 import dev.loam.wal.batch.RecordData;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -10,6 +14,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * The node's {@link ArrowCodec}, registered with {@link java.util.ServiceLoader}: parses schema
@@ -68,6 +77,132 @@ public final class LoamArrowCodec implements ArrowCodec {
     List<List<RecordData>> out = new ArrayList<>();
     for (ArrowFrame f : ArrowFrame.readAll(bytes)) {
       out.add(ArrowBatches.decode(f, h, ALLOCATOR));
+    }
+    return out;
+  }
+
+  @Override
+  public List<FrameSummary> frames(ByteBuffer bytes) {
+    List<FrameSummary> out = new ArrayList<>();
+    for (ArrowFrame f : ArrowFrame.readAll(bytes)) {
+      out.add(new FrameSummary(f.size(), f.recordCount(), f.maxTimestamp()));
+    }
+    return out;
+  }
+
+  @Override
+  public byte[] columnIndex(ByteBuffer bytes) {
+    ByteBuffer b = bytes.slice();
+    List<ColumnIndex.Entry> entries = new ArrayList<>();
+    while (b.hasRemaining()) {
+      ArrowFrame f = ArrowFrame.readPrefix(b, true);
+      entries.add(ColumnIndex.Entry.of(f));
+      b.position(b.position() + f.size());
+    }
+    return new ColumnIndex(entries).encode();
+  }
+
+  @Override
+  public List<FrameColumns> parseColumnIndex(ByteBuffer columnIndex, int count) {
+    List<FrameColumns> out = new ArrayList<>(count);
+    for (ColumnIndex.Entry e : ColumnIndex.parse(columnIndex, count).entries()) {
+      out.add(new FrameColumns(e.schemaVersion(), e.prefixLength(), e.columnLengths()));
+    }
+    return out;
+  }
+
+  @Override
+  public int[] projectedColumns(List<String> versions, int schemaVersion, List<String> columns) {
+    SchemaHistory h = history(versions);
+    List<String> user = new ArrayList<>();
+    for (String c : columns) {
+      if (!StreamSchema.isSystemColumn(c)) {
+        user.add(c);
+      }
+    }
+    if (user.isEmpty() && columns.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "a projected read needs at least one column");
+    }
+    if (!user.isEmpty()) {
+      userFields(h, user);
+    }
+    if (columns.stream().distinct().count() != columns.size()) {
+      throw new LoamException(Kind.INVALID, "a column is named twice columns=" + columns);
+    }
+    return ArrowBatches.fetchedColumns(h, schemaVersion, columns);
+  }
+
+  /** The newest version's user fields named by {@code columns}, in that order. */
+  private static List<Field> userFields(SchemaHistory h, List<String> columns) {
+    if (columns.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "a projected read needs at least one column");
+    }
+    List<Field> out = new ArrayList<>(columns.size());
+    for (String c : columns) {
+      Field f = null;
+      for (Field g : h.latest().fields()) {
+        if (g.getName().equals(c)) {
+          f = g;
+        }
+      }
+      if (f == null) {
+        throw new LoamException(
+            Kind.INVALID, "no such column column=" + c + " (not a field of the stream's schema)");
+      }
+      if (out.contains(f)) {
+        throw new LoamException(Kind.INVALID, "column named twice column=" + c);
+      }
+      out.add(f);
+    }
+    return out;
+  }
+
+  @Override
+  public List<RecordData> decodeProjected(
+      List<String> versions,
+      ByteBuffer prefix,
+      int[] fetched,
+      ByteBuffer[] columnBytes,
+      List<String> columns) {
+    SchemaHistory h = history(versions);
+    ArrowFrame f = ArrowFrame.readPrefix(prefix, false);
+    try (VectorSchemaRoot root =
+        ArrowBatches.loadProjected(f, fetched, columnBytes, h, ALLOCATOR)) {
+      return rows(h, root, columns);
+    }
+  }
+
+  @Override
+  public List<List<RecordData>> decodeProjected(
+      List<String> versions, ByteBuffer bytes, List<String> columns) {
+    SchemaHistory h = history(versions);
+    List<List<RecordData>> out = new ArrayList<>();
+    for (ArrowFrame f : ArrowFrame.readAll(bytes)) {
+      try (VectorSchemaRoot root = ArrowBatches.load(f, h, ALLOCATOR)) {
+        out.add(rows(h, root, columns));
+      }
+    }
+    return out;
+  }
+
+  /** Rows of a root whose vectors 0 and 1 are the system columns, values of {@code columns}. */
+  private static List<RecordData> rows(
+      SchemaHistory h, VectorSchemaRoot root, List<String> columns) {
+    List<Field> fields = userFields(h, columns);
+    RecordValues values = new RecordValues(StreamSchema.of(fields));
+    VarBinaryVector keys = (VarBinaryVector) root.getVector(0);
+    TimeStampVector times = (TimeStampVector) root.getVector(1);
+    List<FieldVector> user = new ArrayList<>(fields.size());
+    for (Field fd : fields) {
+      user.add(root.getVector(fd.getName()));
+    }
+    List<RecordData> out = new ArrayList<>(root.getRowCount());
+    for (int r = 0; r < root.getRowCount(); r++) {
+      if (times.isNull(r)) {
+        throw new CorruptionException("arrow batch _timestamp null at row " + r);
+      }
+      out.add(
+          RecordData.of(times.get(r), keys.isNull(r) ? null : keys.get(r), values.write(user, r)));
     }
     return out;
   }

@@ -31,6 +31,11 @@ public final class StreamSchema {
   /** The number of system columns ahead of the user's. */
   public static final int SYSTEM_COLUMNS = 2;
 
+  /** Whether {@code name} is one of the system columns every batch holds first. */
+  public static boolean isSystemColumn(String name) {
+    return KEY.equals(name) || TIMESTAMP.equals(name);
+  }
+
   /** The most user columns a schema may have. */
   public static final int MAX_COLUMNS = 1024;
 

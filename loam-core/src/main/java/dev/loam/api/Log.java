@@ -215,6 +215,41 @@ public interface Log {
    */
   java.util.Optional<String> partitionLeader(String namespace, String stream, int partition);
 
+  /**
+   * Reads an arrow stream's records as {@link #fetch} does, each record's value the JSON object of
+   * only {@code columns} (user columns of the newest schema version, in the order given; null for a
+   * column a record's version lacks). From a segment only the byte ranges of the projected columns,
+   * the system columns and each frame's prefix are read from the store, each checked against its
+   * CRC (docs/reference/arrow.md "Projected reads"); a batch still in the WAL is read whole.
+   * INVALID for a stream that is not an arrow stream, an unknown or repeated column, or no column.
+   */
+  CompletableFuture<FetchResult> fetchColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns);
+
+  /**
+   * Reads an arrow stream's stored frames in part, for a projected Arrow consumer (Flight DoGet):
+   * as {@link #fetchArrowBatches}, but each frame is its prefix (header with base_offset set,
+   * column table, IPC metadata; its frame_length still the whole frame's) followed by only the
+   * bytes of the columns a read of {@code columns} needs (the system columns and those of {@code
+   * columns} the frame's schema version has), in column order (docs/reference/arrow.md "Projected
+   * reads"). From a segment only those byte ranges are read from the store. CRCs are not checked
+   * here: the reader checks the header CRC and each column's. INVALID as {@link #fetchColumns}.
+   */
+  CompletableFuture<BatchFetchResult> fetchArrowColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns);
+
   /** Finds the earliest, latest, or first offset at or after a timestamp of one partition. */
   CompletableFuture<Long> listOffset(
       String namespace, String stream, int partition, OffsetSpec spec);

@@ -5,8 +5,11 @@ import dev.loam.api.Log;
 import dev.loam.flight.internal.FlightAccess;
 import dev.loam.flight.internal.LoamFlightService;
 import dev.loam.http.Authentication;
+import dev.loam.tls.ReloadingTls;
+import dev.loam.tls.TlsSettings;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.TlsServerCredentials;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +25,8 @@ import org.apache.arrow.memory.RootAllocator;
  * An Arrow Flight endpoint for a node's arrow streams (docs/reference/arrow.md "Arrow Flight"):
  * ListFlights, GetFlightInfo, GetSchema and DoGet over gRPC, authenticated with API keys like the
  * other listeners ({@code authorization: Bearer <id>.<secret>} call metadata; a key needs a role in
- * the stream's namespace). Start with {@link #builder()}; close to stop.
+ * the stream's namespace), in plaintext or, with {@link Builder#tls}, TLS only. Start with {@link
+ * #builder()}; close to stop.
  */
 public final class LoamFlightServer implements AutoCloseable {
   private final Server server;
@@ -62,6 +66,7 @@ public final class LoamFlightServer implements AutoCloseable {
     private int port;
     private Authentication authentication = Authentication.WHEN_KEYS_EXIST;
     private int threads = 4;
+    private TlsSettings tls;
 
     private Builder() {}
 
@@ -92,6 +97,16 @@ public final class LoamFlightServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Serve TLS only, with the same certificate rules as the other listeners ({@link TlsSettings}:
+     * PEM chain and key, reloaded when the files change; with a client CA, clients must present a
+     * certificate it signed). Clients connect with {@code Location.forGrpcTls}.
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = Objects.requireNonNull(tls, "tls");
+      return this;
+    }
+
     /** Threads serving calls (DoGet holds one while it streams). */
     public Builder threads(int threads) {
       if (threads < 1) {
@@ -118,9 +133,29 @@ public final class LoamFlightServer implements AutoCloseable {
                 return t;
               });
       LoamFlightService service = new LoamFlightService(log, new FlightAccess(), allocator);
+      InetSocketAddress addr = new InetSocketAddress(host, port);
+      NettyServerBuilder nb;
+      if (tls == null) {
+        nb = NettyServerBuilder.forAddress(addr);
+      } else {
+        ReloadingTls material;
+        try {
+          material = ReloadingTls.open(tls);
+        } catch (RuntimeException e) {
+          executor.shutdownNow();
+          allocator.close();
+          throw e;
+        }
+        TlsServerCredentials.Builder creds =
+            TlsServerCredentials.newBuilder().keyManager(material.keyManager());
+        material
+            .trustManager()
+            .ifPresent(
+                tm -> creds.trustManager(tm).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE));
+        nb = NettyServerBuilder.forAddress(addr, creds.build());
+      }
       Server server =
-          NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-              .executor(executor)
+          nb.executor(executor)
               .addService(
                   ServerInterceptors.intercept(
                       service, FlightAccess.interceptor(log, authentication)))

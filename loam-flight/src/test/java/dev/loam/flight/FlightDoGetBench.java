@@ -22,9 +22,11 @@ import org.apache.arrow.vector.FieldVector;
 /**
  * DoGet throughput, and a 2-of-20-column projected DoGet against the full one, on one local node
  * (not part of the suite). Writes {@code rows} rows of a 20-column schema (10 int64, 5 float64, 5
- * short utf8) in appends of 1000, restarts the node so that every read goes to the object store,
- * then times each DoGet three times and reports the Arrow buffer bytes received, MB/s and the
- * object-store bytes the node read.
+ * short utf8) in appends of 1000 to an in-memory object store, waits until the segmenter has moved
+ * them into arrow segments (8 MiB threshold), restarts the node so that every read goes to the
+ * object store, then times each DoGet three times and reports the Arrow buffer bytes received, MB/s
+ * and the object-store bytes the node read (a projected DoGet reads only the projected columns'
+ * byte ranges of segments).
  *
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -cp "target/test-classes:target/classes:$(cat cp.txt)" \
@@ -54,10 +56,25 @@ public final class FlightDoGetBench {
           .append(",\"children\":[]}");
     }
     schema.append("]}");
-    NodeSettings settings = NodeSettings.defaults().withFlushInterval(Duration.ofMillis(5));
+    NodeSettings settings =
+        NodeSettings.defaults().withFlushInterval(Duration.ofMillis(5)).toBuilder()
+            .maintenanceInterval(Duration.ofMillis(500))
+            .segmentThresholdBytes(8L << 20)
+            .build();
     Random r = new Random(1);
+    dev.loam.store.memory.InMemoryObjectStore store =
+        new dev.loam.store.memory.InMemoryObjectStore(java.time.Clock.systemUTC());
     try (LoamNode node =
-        LoamNode.builder().nodeId("bench").dataDir(dir).settings(settings).start()) {
+        LoamNode.builder()
+            .nodeId("bench")
+            .dataDir(dir)
+            .objectStore(
+                new dev.loam.store.ForwardingObjectStore(store) {
+                  @Override
+                  public void close() {}
+                })
+            .settings(settings)
+            .start()) {
       node.log()
           .createArrowStream("default", "wide", StreamSpec.standard(1), schema.toString())
           .join();
@@ -81,10 +98,28 @@ public final class FlightDoGetBench {
         node.log().append("default", "wide", batch).join();
       }
       System.out.printf("appended %d rows in %.2f s%n", rows, (System.nanoTime() - t0) / 1e9);
+      // Segments: wait until their total stops growing (the WAL tail under the threshold stays).
+      long last = -1;
+      long segBytes = 0;
+      for (int stable = 0; stable < 6; ) {
+        Thread.sleep(500);
+        segBytes = 0;
+        for (var o : store.list("seg/", "", 1000).join().objects()) {
+          segBytes += o.size();
+        }
+        stable = segBytes == last && segBytes > 0 ? stable + 1 : 0;
+        last = segBytes;
+      }
+      System.out.printf("segments hold %d bytes%n", segBytes);
     }
     // A fresh node: no tail cache, so every byte read comes from the object store.
     try (LoamNode node =
-            LoamNode.builder().nodeId("bench").dataDir(dir).settings(settings).start();
+            LoamNode.builder()
+                .nodeId("bench")
+                .dataDir(dir)
+                .objectStore(store)
+                .settings(settings)
+                .start();
         LoamFlightServer server = LoamFlightServer.builder().node(node).port(0).start();
         BufferAllocator a = new RootAllocator();
         FlightClient client =

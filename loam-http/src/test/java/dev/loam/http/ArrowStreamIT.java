@@ -78,4 +78,26 @@ class ArrowStreamIT {
     assertThat(records.get(1).path("value").asText())
         .isEqualTo("{\"id\":8,\"tag\":null,\"ok\":null}");
   }
+
+  @Test
+  void columnsProjectAFetch() {
+    HttpResponse<String> ok =
+        h.post(
+            NS + "/a/records",
+            "{\"records\":[{\"partition\":0,\"key\":\"k\",\"value\":\"{\\\"id\\\":7,\\\"tag\\\":\\\"x\\\"}\"}]}");
+    assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+    HttpResponse<String> fetched = h.get(NS + "/a/partitions/0/records?offset=0&columns=tag,id");
+    assertThat(fetched.statusCode()).as(fetched.body()).isEqualTo(200);
+    JsonNode records = json(fetched).path("records");
+    assertThat(records).hasSize(1);
+    assertThat(records.get(0).path("value").asText()).isEqualTo("{\"tag\":\"x\",\"id\":7}");
+    assertThat(records.get(0).path("key").asText()).isEqualTo("k");
+
+    HttpResponse<String> unknown = h.get(NS + "/a/partitions/0/records?offset=0&columns=nope");
+    assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(400);
+    assertThat(unknown.body()).contains("no such column column=nope");
+    HttpResponse<String> withToken =
+        h.get(NS + "/a/partitions/0/records?offset=0&columns=id&min_token=1");
+    assertThat(withToken.statusCode()).as(withToken.body()).isEqualTo(400);
+  }
 }

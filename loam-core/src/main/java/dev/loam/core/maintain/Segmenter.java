@@ -3,6 +3,7 @@ package dev.loam.core.maintain;
 import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
 import dev.loam.core.crypto.NamespaceEncryption;
+import dev.loam.core.arrow.ArrowCodec;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.core.read.ReadPath;
 import dev.loam.meta.Metastore;
@@ -16,6 +17,7 @@ import dev.loam.wal.segment.SegmentBatch;
 import dev.loam.wal.segment.SegmentBuilder;
 import dev.loam.wal.ulid.Ulid;
 import dev.loam.wal.ulid.UlidGenerator;
+import java.nio.ByteBuffer;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +38,11 @@ import org.slf4j.LoggerFactory;
  * entry with the segment's batch index. A crash or a refused swap leaves an unreferenced segment
  * that GC deletes as an orphan. The segments of a namespace with a key are sealed under its current
  * key (docs/formats/segment-v2.md); a node without key management leaves such namespaces' entries
- * in the WAL, and a shredded namespace is never rewritten. Not thread-safe: {@link Maintenance}
- * runs one poll at a time.
+ * in the WAL, and a shredded namespace is never rewritten. An arrow stream's run becomes an arrow
+ * segment: its frames, verified and kept verbatim (base_offset patched), and a column index after
+ * the batch index (docs/formats/arrow-batch-v1.md); arrow segments are never sealed, so the arrow
+ * streams of a namespace with a key stay in the WAL. Not thread-safe: {@link Maintenance} runs one
+ * poll at a time.
  */
 public final class Segmenter {
   private static final Logger log = LoggerFactory.getLogger(Segmenter.class);
@@ -98,8 +103,14 @@ public final class Segmenter {
     this.entryMaxBytes = entryMaxBytes;
   }
 
+  /** {@code arrow}: an arrow stream's run, segmented as an arrow segment (arrow-batch-v1.md). */
   record Candidate(
-      long streamId, int partition, List<IndexEntry> run, long streamEpoch, String namespace) {}
+      long streamId,
+      int partition,
+      List<IndexEntry> run,
+      long streamEpoch,
+      String namespace,
+      boolean arrow) {}
 
   public static boolean isWal(IndexEntry e) {
     return ObjectLayout.isWal(e.objectKey());
@@ -116,9 +127,14 @@ public final class Segmenter {
             }
             long id = part.stream().id();
             int p = part.bounds().partition();
-            if (!r.streamSchemas(id).isEmpty()) {
-              // Arrow streams are not segmented yet (docs/reference/arrow.md "Not yet"): their
-              // frames stay in the WAL objects, which retention trims as usual.
+            boolean arrow = !r.streamSchemas(id).isEmpty();
+            if (arrow && r.namespaceKeys(part.stream().namespace()).isPresent()) {
+              // Arrow segments are never sealed: an encrypted namespace's frames stay in the WAL.
+              continue;
+            }
+            if (arrow && !ArrowCodec.available()) {
+              // Without loam-arrow this node cannot verify the frames nor build the column index:
+              // the frames stay in the WAL objects, which retention trims as usual.
               continue;
             }
             List<IndexEntry> es =
@@ -138,7 +154,8 @@ public final class Segmenter {
                 i++;
               }
               if (bytes >= thresholdBytes) {
-                return new Candidate(id, p, run, part.streamEpoch(), part.stream().namespace());
+                return new Candidate(
+                    id, p, run, part.streamEpoch(), part.stream().namespace(), arrow);
               }
             }
           }
@@ -157,13 +174,22 @@ public final class Segmenter {
     if (c == null) {
       return CompletableFuture.completedFuture(false);
     }
-    SegmentBuilder b = new SegmentBuilder(c.streamId(), c.partition(), c.run().get(0).baseOffset());
+    long base = c.run().get(0).baseOffset();
+    SegmentBuilder b =
+        c.arrow()
+            ? SegmentBuilder.arrow(c.streamId(), c.partition(), base)
+            : new SegmentBuilder(c.streamId(), c.partition(), base);
     long now = clock.millis();
     Ulid ulid = ulids.next(now);
     String key =
         ObjectLayout.segmentKey(ctx.clusterId(), c.streamId(), c.partition(), b.nextOffset(), ulid);
-    return addAll(b, c.run(), 0)
-        .thenCompose(v -> build(b, key, c.namespace(), encryption, keyRandom))
+    return addAll(b, c, 0)
+        .thenCompose(
+            v ->
+                c.arrow()
+                    ? CompletableFuture.completedFuture(
+                        b.build(ArrowCodec.get().columnIndex(b.dataRegion())))
+                    : build(b, key, c.namespace(), encryption, keyRandom))
         .thenCompose(seg -> write(c, seg, ulid, key))
         .exceptionally(
             t -> {
@@ -172,7 +198,8 @@ public final class Segmenter {
             });
   }
 
-  private CompletableFuture<Void> addAll(SegmentBuilder b, List<IndexEntry> run, int i) {
+  private CompletableFuture<Void> addAll(SegmentBuilder b, Candidate c, int i) {
+    List<IndexEntry> run = c.run();
     if (i >= run.size()) {
       return CompletableFuture.completedFuture(null);
     }
@@ -181,8 +208,18 @@ public final class Segmenter {
         .loadForRewrite(e)
         .thenCompose(
             bytes -> {
-              b.addEntry(e.baseOffset(), bytes);
-              return addAll(b, run, i + 1);
+              if (c.arrow()) {
+                // Every frame is verified (header and column CRCs) before it is copied: a segment
+                // never carries a damaged frame out of the WAL.
+                List<SegmentBuilder.Frame> frames = new ArrayList<>();
+                for (ArrowCodec.FrameSummary f : ArrowCodec.get().frames(ByteBuffer.wrap(bytes))) {
+                  frames.add(new SegmentBuilder.Frame(f.size(), f.recordCount(), f.maxTimestamp()));
+                }
+                b.addFrames(e.baseOffset(), bytes, frames);
+              } else {
+                b.addEntry(e.baseOffset(), bytes);
+              }
+              return addAll(b, c, i + 1);
             });
   }
 

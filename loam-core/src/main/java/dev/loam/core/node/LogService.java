@@ -677,6 +677,31 @@ public final class LogService implements Log {
     return fetcher.fetchArrowBatches(namespace, stream, partition, offset, maxBytes, maxWait);
   }
 
+  @Override
+  public CompletableFuture<FetchResult> fetchColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    return fetcher.fetchColumns(namespace, stream, partition, offset, maxBytes, maxWait, columns);
+  }
+
+  @Override
+  public CompletableFuture<BatchFetchResult> fetchArrowColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    return fetcher.fetchArrowColumns(
+        namespace, stream, partition, offset, maxBytes, maxWait, columns);
+  }
+
   // ---------------------------------------------------------------- fetch
 
   @Override

@@ -45,6 +45,7 @@ public final class Fetcher {
   private final InstantSource clock;
   private final ScheduledExecutorService scheduler;
   private final ReadPath readPath;
+  private final ColumnReader columnReader;
   private final PartitionWatch watch;
   private final Duration maxFetchWait;
 
@@ -53,6 +54,7 @@ public final class Fetcher {
     this.clock = ctx.clock();
     this.scheduler = ctx.scheduler();
     this.readPath = readPath;
+    this.columnReader = new ColumnReader(readPath);
     this.watch = watch;
     this.maxFetchWait = maxFetchWait;
   }
@@ -92,11 +94,133 @@ public final class Fetcher {
   }
 
   /**
+   * Fetches an arrow stream's records with values holding only {@code columns} (see {@link
+   * dev.loam.api.Log#fetchColumns}): from a segment, only the projected columns' byte ranges.
+   */
+  public CompletableFuture<FetchResult> fetchColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    List<String> cols = List.copyOf(columns);
+    try {
+      List<String> schemas =
+          meta.read(
+              r ->
+                  r.stream(namespace, stream)
+                      .map(si -> r.streamSchemas(si.id()))
+                      .orElseThrow(
+                          () ->
+                              new LoamException(
+                                  Kind.NOT_FOUND,
+                                  "stream not found stream=" + namespace + "/" + stream)));
+      if (schemas.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "not an arrow stream: a column-projected read needs an arrow stream stream="
+                + namespace
+                + "/"
+                + stream);
+      }
+      for (String c : cols) {
+        if (c.equals("_key") || c.equals("_timestamp")) {
+          throw new LoamException(
+              Kind.INVALID,
+              "column "
+                  + c
+                  + " is a system column: every record carries its key and timestamp; name user"
+                  + " columns");
+        }
+      }
+      // Refuses unknown, repeated or no columns before anything is read.
+      dev.loam.core.arrow.ArrowCodec.get().projectedColumns(schemas, schemas.size(), cols);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return fetch(
+        namespace,
+        stream,
+        partition,
+        offset,
+        maxBytes,
+        maxWait,
+        OptionalLong.empty(),
+        () -> new ArrowCollectors.Columns(columnReader, cols));
+  }
+
+  /**
+   * Fetches an arrow stream's frames in part (see {@link dev.loam.api.Log#fetchArrowColumns}): each
+   * frame's prefix followed by the bytes of the columns {@code columns} needs, in column order.
+   */
+  public CompletableFuture<BatchFetchResult> fetchArrowColumns(
+      String namespace,
+      String stream,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      List<String> columns) {
+    List<String> cols = List.copyOf(columns);
+    try {
+      List<String> schemas =
+          meta.read(
+              r ->
+                  r.stream(namespace, stream)
+                      .map(si -> r.streamSchemas(si.id()))
+                      .orElseThrow(
+                          () ->
+                              new LoamException(
+                                  Kind.NOT_FOUND,
+                                  "stream not found stream=" + namespace + "/" + stream)));
+      if (schemas.isEmpty()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "not an arrow stream: it has no arrow batches stream=" + namespace + "/" + stream);
+      }
+      dev.loam.core.arrow.ArrowCodec.get().projectedColumns(schemas, schemas.size(), cols);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return fetch(
+        namespace,
+        stream,
+        partition,
+        offset,
+        maxBytes,
+        maxWait,
+        OptionalLong.empty(),
+        () -> new ArrowCollectors.PartFrames(columnReader, cols));
+  }
+
+  /** What one read of an index entry gave: where it ended and the bytes it held. */
+  record EntryRead(long endOffset, int bytes) {}
+
+  /**
    * What one fetch pass collects from the slices it reads, and the answer it builds: decoded
    * records for the record API, stored batch bytes for the batch API. A fresh one per pass, so a
    * retried pass starts empty.
    */
-  private interface Collector<R> {
+  interface Collector<R> {
+    /**
+     * Reads entry {@code e} from {@code from} (about {@code maxBytes}) and adds its content from
+     * {@code fromOffset}: by default a slice of whole batches through {@link #add}.
+     */
+    default CompletableFuture<EntryRead> read(
+        ReadPath readPath,
+        IndexEntry e,
+        long from,
+        int maxBytes,
+        int partition,
+        long fromOffset,
+        List<String> schemas) {
+      return readPath
+          .read(e, from, maxBytes)
+          .thenApply(s -> new EntryRead(s.endOffset(), add(s, partition, fromOffset, schemas)));
+    }
+
     /**
      * Adds the slice's content from {@code fromOffset}; returns the bytes it held. {@code schemas}
      * are the stream's arrow schema versions (empty: kafka-encoded).
@@ -384,11 +508,17 @@ public final class Fetcher {
   private CompletableFuture<Long> loadEntry(
       View v, FetchRequest q, int i, long from, int bytesSoFar, Collector<?> out) {
     IndexEntry e = v.entries().get(i);
-    return readPath
-        .read(e, from, Math.max(1, q.maxBytes() - bytesSoFar))
+    return out.read(
+            readPath,
+            e,
+            from,
+            Math.max(1, q.maxBytes() - bytesSoFar),
+            q.partition(),
+            q.offset(),
+            v.schemas())
         .thenCompose(
             s -> {
-              int n = out.add(s, q.partition(), q.offset(), v.schemas());
+              int n = s.bytes();
               if (s.endOffset() < e.endOffset()) {
                 if (out.isEmpty() && s.endOffset() > from) {
                   // The blocks read hold no record at or after the offset (compaction removed
@@ -441,7 +571,11 @@ public final class Fetcher {
                   .thenApply(
                       s -> {
                         List<FetchedRecord> recs = new ArrayList<>();
-                        ReadPath.decode(s, partition, start, recs);
+                        if (v.schemas().isEmpty()) {
+                          ReadPath.decode(s, partition, start, recs);
+                        } else {
+                          ReadPath.decodeArrow(s, partition, start, v.schemas(), recs);
+                        }
                         for (FetchedRecord r : recs) {
                           if (r.timestamp() >= ts) {
                             return r.offset();

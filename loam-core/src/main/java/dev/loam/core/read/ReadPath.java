@@ -352,7 +352,7 @@ public final class ReadPath {
   }
 
   /** Batches {@code [first, end)} of the segment holding entry {@code e}, checked against it. */
-  private static int[] batchRange(IndexEntry e, SegmentIndexCache.SegmentIndex ix) {
+  static int[] batchRange(IndexEntry e, SegmentIndexCache.SegmentIndex ix) {
     int first = ix.batchAtPosition(e.byteOffset());
     int end = ix.batchAtPosition(e.byteOffset() + e.byteLength());
     if (first < 0

@@ -191,18 +191,29 @@ final class SegmentIndexCache {
     /** A sealed segment's batch index, which opening its batches needs; null for a plain one. */
     final List<SegmentBatch> sealedBatches;
 
+    /** An arrow segment's column index bytes (arrow-batch-v1.md), empty for a kafka segment. */
+    final byte[] columnIndex;
+
+    private volatile List<dev.loam.core.arrow.ArrowCodec.FrameColumns> columns;
+
     SegmentIndex(String key, SegmentReader.SegmentTail tail, int blockBytes) {
-      this(key, tail.batches(), tail.seal(), blockBytes);
+      this(key, tail.batches(), tail.seal(), tail.columnIndex(), blockBytes);
     }
 
     SegmentIndex(String key, List<SegmentBatch> batches, int blockBytes) {
-      this(key, batches, null, blockBytes);
+      this(key, batches, null, new byte[0], blockBytes);
     }
 
-    SegmentIndex(String key, List<SegmentBatch> batches, SealedSegment.Seal seal, int blockBytes) {
+    SegmentIndex(
+        String key,
+        List<SegmentBatch> batches,
+        SealedSegment.Seal seal,
+        byte[] columnIndex,
+        int blockBytes) {
       this.key = key;
       this.seal = seal;
       this.sealedBatches = seal == null ? null : List.copyOf(batches);
+      this.columnIndex = columnIndex;
       int n = batches.size();
       baseOffsets = new long[n + 1];
       positions = new long[n + 1];
@@ -230,12 +241,38 @@ final class SegmentIndexCache {
       return maxTimestamps.length;
     }
 
+    /**
+     * The parsed column index of an arrow segment, one entry per batch, parsed on first use.
+     *
+     * @throws CorruptionException if the segment has none or it is damaged
+     */
+    List<dev.loam.core.arrow.ArrowCodec.FrameColumns> columns() {
+      List<dev.loam.core.arrow.ArrowCodec.FrameColumns> c = columns;
+      if (c == null) {
+        if (columnIndex.length == 0) {
+          throw new CorruptionException(
+              "segment has no column index (not an arrow segment) key=" + key);
+        }
+        try {
+          c =
+              dev.loam.core.arrow.ArrowCodec.get()
+                  .parseColumnIndex(java.nio.ByteBuffer.wrap(columnIndex), count());
+        } catch (CorruptionException e) {
+          throw new CorruptionException(e.getMessage() + " key=" + key, e);
+        }
+        columns = c;
+      }
+      return c;
+    }
+
     long weight() {
+      // The column index is kept raw and, once used, parsed (about twice its bytes).
       return 96L
           + key.length() * 2L
           + 28L * count()
           + 4L * blockStarts.length
-          + (seal == null ? 0 : 64L * count() + seal.bytes().length);
+          + (seal == null ? 0 : 64L * count() + seal.bytes().length)
+          + 3L * columnIndex.length;
     }
 
     /** The batch starting at byte {@code position}, {@link #count()} for the data end, or -1. */

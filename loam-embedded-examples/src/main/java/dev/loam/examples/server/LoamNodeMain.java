@@ -86,6 +86,7 @@ public final class LoamNodeMain {
     NodeOptions o;
     OtlpFlags.Ports otlp;
     int grpcPort;
+    int flightPort;
     try {
       if (NodeOptions.CMD.parse(args).help()) {
         usage(System.out);
@@ -94,6 +95,7 @@ public final class LoamNodeMain {
       o = NodeOptions.parse(args);
       otlp = NodeOptions.OTLP.ports(NodeOptions.CMD.parse(args));
       grpcPort = GrpcFlags.port(NodeOptions.CMD.parse(args), NodeOptions.GRPC);
+      flightPort = FlightFlags.port(NodeOptions.CMD.parse(args), NodeOptions.FLIGHT);
     } catch (UsageException e) {
       NodeOptions.CMD.printUsageError(e, System.err);
       System.exit(2);
@@ -106,7 +108,7 @@ public final class LoamNodeMain {
         .putIfAbsent("org.slf4j.simpleLogger.log.org.apache.ratis.client.impl.OrderedAsync", "off");
     Member m;
     try {
-      m = Member.start(o, otlp, grpcPort, System.out);
+      m = Member.start(o, otlp, grpcPort, flightPort, System.out);
     } catch (Throwable e) {
       // Whatever failed, the member closed what it had started (its replica, its pools): exit so
       // that nothing keeps serving half a node, with one line saying which flag to change.
@@ -146,6 +148,7 @@ public final class LoamNodeMain {
     private volatile KafkaGateway kafka;
     private volatile OtlpReceiver otlp;
     private volatile LoamGrpcServer grpc;
+    private volatile dev.loam.flight.LoamFlightServer flight;
     private volatile ObjectStore faultyStore;
     private volatile FaultFile faultFile;
     private volatile ExecutorService storeIo;
@@ -175,6 +178,12 @@ public final class LoamNodeMain {
 
     /** As {@link #start(NodeOptions, OtlpFlags.Ports, PrintStream)}, with gRPC on a port >= 0. */
     static Member start(NodeOptions o, OtlpFlags.Ports otlpPorts, int grpcPort, PrintStream out) {
+      return start(o, otlpPorts, grpcPort, -1, out);
+    }
+
+    /** As above, with Arrow Flight on a port >= 0. */
+    static Member start(
+        NodeOptions o, OtlpFlags.Ports otlpPorts, int grpcPort, int flightPort, PrintStream out) {
       Member m = new Member(o, out);
       try {
         StartFailure.step(
@@ -278,6 +287,8 @@ public final class LoamNodeMain {
                 dev.loam.http.IngestQuota.unlimited(),
                 o.tls(),
                 GrpcSettings.defaults().cloudEventsDedupWindow());
+        m.flight =
+            FlightFlags.start(m.node, o.host(), flightPort, m.server.authentication(), o.tls());
         out.println(
             "loam: node "
                 + o.id()
@@ -290,6 +301,7 @@ public final class LoamNodeMain {
                 + (m.kafka == null ? "" : " kafka=" + m.kafka.advertisedAddress())
                 + OtlpFlags.describe(m.otlp, o.host())
                 + GrpcFlags.describe(m.grpc, o.host())
+                + FlightFlags.describe(m.flight, o.host())
                 + " zone="
                 + (o.zone().isEmpty() ? "-" : o.zone())
                 + " epoch="
@@ -328,8 +340,9 @@ public final class LoamNodeMain {
       // stops naming this one while the streams drain. OTLP exporters retry elsewhere.
       quietly(kafka);
       quietly(otlp);
-      // gRPC subscribers resume on another node from their next offset.
+      // gRPC subscribers resume on another node from their next offset; Flight readers likewise.
       quietly(grpc);
+      quietly(flight);
       // Drain (ownership-and-routing.txt "Transfers"): hand the streams this node owns to the
       // others while the server and the node still run, then leave the registry.
       if (node != null) {
@@ -374,6 +387,7 @@ public final class LoamNodeMain {
     /** Closes what was started, each part even if another failed to close. */
     private void close() {
       roleWatch.shutdownNow();
+      quietly(flight);
       quietly(grpc);
       quietly(otlp);
       quietly(kafka);

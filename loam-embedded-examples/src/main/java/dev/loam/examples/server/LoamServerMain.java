@@ -256,8 +256,9 @@ public final class LoamServerMain {
             FlightFlags.start(
                 node,
                 o.host(),
-                FlightFlags.port(CMD.parse(args), FLIGHT, o.tls().isPresent(), args),
-                server.authentication());
+                FlightFlags.port(CMD.parse(args), FLIGHT),
+                server.authentication(),
+                o.tls());
       } catch (RuntimeException e) {
         if (grpc != null) {
           grpc.close();

@@ -129,6 +129,7 @@ public record NodeOptions(
               + " advertised in the registry; its Raft logs in DIR/journal");
   static final OtlpFlags.Listener OTLP = OtlpFlags.node(CMD);
   static final Flag<Integer> GRPC = GrpcFlags.node(CMD);
+  static final Flag<Integer> FLIGHT = FlightFlags.node(CMD);
   static final Flag<String> HOST =
       CMD.flag(
           "--host",

@@ -177,24 +177,57 @@ public final class LoamFlightService extends FlightServiceGrpc.FlightServiceImpl
       ByteBuffer header = MessageSerializer.serializeMetadata(schema, IpcOption.DEFAULT);
       out.onNext(Flight.FlightData.newBuilder().setDataHeader(ByteString.copyFrom(header)).build());
       long next = t.from();
+      // A projected ticket reads frames in part: only the prefix and the needed columns' bytes
+      // (from a segment, only those byte ranges are read from the store).
+      boolean projected = !t.columns().isEmpty();
       while (next < t.to() && !out.isCancelled()) {
         BatchFetchResult r =
-            log.fetchArrowBatches(
-                    t.namespace(), t.stream(), t.partition(), next, FETCH_BYTES, Duration.ZERO)
-                .join();
+            projected
+                ? log.fetchArrowColumns(
+                        t.namespace(),
+                        t.stream(),
+                        t.partition(),
+                        next,
+                        FETCH_BYTES,
+                        Duration.ZERO,
+                        t.columns())
+                    .join()
+                : log.fetchArrowBatches(
+                        t.namespace(), t.stream(), t.partition(), next, FETCH_BYTES, Duration.ZERO)
+                    .join();
         ByteBuffer frames = r.batches();
         if (!frames.hasRemaining()) {
           break;
         }
         while (frames.hasRemaining() && next < t.to()) {
-          ArrowFrame f = ArrowFrame.read(frames);
+          ArrowFrame f;
+          int[] cols = null;
+          ByteBuffer[] data = null;
+          if (projected) {
+            f = ArrowFrame.readPrefix(frames, false);
+            cols = ArrowBatches.fetchedColumns(h, f.schemaVersion(), t.columns());
+            data = new ByteBuffer[cols.length];
+            int at = frames.position() + f.prefixLength();
+            for (int i = 0; i < cols.length; i++) {
+              int len = f.columnLength(cols[i]);
+              if (at + len > frames.limit()) {
+                throw new dev.loam.error.CorruptionException(
+                    "arrow frame in part truncated: column " + cols[i] + " needs " + len);
+              }
+              data[i] = frames.slice(at, len);
+              at += len;
+            }
+            frames.position(at);
+          } else {
+            f = ArrowFrame.read(frames);
+          }
           long base = f.baseOffset();
           long end = base + f.recordCount();
           if (end <= next) {
             continue;
           }
           awaitReady(out);
-          send(out, f, h, t, Math.max(next, base), Math.min(end, t.to()));
+          send(out, f, cols, data, h, t, Math.max(next, base), Math.min(end, t.to()));
           next = Math.min(end, t.to());
         }
         next = Math.max(next, Math.min(r.nextOffset(), t.to()));
@@ -217,10 +250,16 @@ public final class LoamFlightService extends FlightServiceGrpc.FlightServiceImpl
     }
   }
 
-  /** Sends rows [from, to) of frame {@code f}: its stored bytes when they are exactly that. */
+  /**
+   * Sends rows [from, to) of frame {@code f}: its stored bytes when they are exactly that. A frame
+   * read in part ({@code cols} non-null: only its prefix and those columns' bytes) is always
+   * projected.
+   */
   private void send(
       StreamObserver<Flight.FlightData> out,
       ArrowFrame f,
+      int[] cols,
+      ByteBuffer[] data,
       SchemaHistory h,
       FlightTicket t,
       long from,
@@ -231,7 +270,10 @@ public final class LoamFlightService extends FlightServiceGrpc.FlightServiceImpl
     if (whole && t.columns().isEmpty() && f.schemaVersion() == h.latestVersion()) {
       message = f;
     } else {
-      try (VectorSchemaRoot view = ArrowBatches.loadView(f, h, t.columns(), allocator)) {
+      try (VectorSchemaRoot view =
+          cols == null
+              ? ArrowBatches.loadView(f, h, t.columns(), allocator)
+              : ArrowBatches.loadView(f, cols, data, h, t.columns(), allocator)) {
         if (whole) {
           message = ArrowBatches.message(view, h.latestVersion());
         } else {

@@ -17,13 +17,17 @@ import java.util.random.RandomGenerator;
  * partition from the bytes of its offset-index entries, in offset order. Batches are copied
  * verbatim except their baseOffset field, which is set to the assigned offset (outside the Kafka
  * batch CRC, so nothing is re-encoded). Memory is the segment's size: the caller bounds it by
- * choosing how much to add. Not thread-safe.
+ * choosing how much to add. An arrow segment ({@link #arrow}) holds arrow batch frames instead
+ * (docs/formats/arrow-batch-v1.md): the caller validates the frames ({@link #addFrames}) and
+ * supplies the column index ({@link #build(byte[])}), since this module does not read Arrow; arrow
+ * segments are never sealed. Not thread-safe.
  */
 public final class SegmentBuilder {
   private final long streamId;
   private final int partition;
   private final long baseOffset;
   private final boolean compacted;
+  private final boolean arrow;
   private final List<SegmentBatch> batches = new ArrayList<>();
   private byte[] data = new byte[4096];
   private int dataLength = SegmentFormat.HEADER_SIZE;
@@ -44,7 +48,23 @@ public final class SegmentBuilder {
    * @throws LoamException INVALID if {@code partition < 0} or {@code baseOffset < 0}
    */
   public SegmentBuilder(long streamId, int partition, long baseOffset, boolean compacted) {
+    this(streamId, partition, baseOffset, compacted, false);
+  }
+
+  /**
+   * A builder for an arrow segment (header encoding 1 ARROW, arrow-batch-v1.md): entries are added
+   * with {@link #addFrames} and the segment is built with {@link #build(byte[])}.
+   *
+   * @throws LoamException INVALID if {@code partition < 0} or {@code baseOffset < 0}
+   */
+  public static SegmentBuilder arrow(long streamId, int partition, long baseOffset) {
+    return new SegmentBuilder(streamId, partition, baseOffset, false, true);
+  }
+
+  private SegmentBuilder(
+      long streamId, int partition, long baseOffset, boolean compacted, boolean arrow) {
     this.compacted = compacted;
+    this.arrow = arrow;
     if (partition < 0 || baseOffset < 0) {
       throw new LoamException(
           Kind.INVALID,
@@ -70,6 +90,63 @@ public final class SegmentBuilder {
    *     offsets would pass {@link Long#MAX_VALUE}, or the segment grows too large
    */
   public List<SegmentBatch> addEntry(long entryBaseOffset, byte[] bytes) {
+    if (arrow) {
+      throw new LoamException(Kind.INVALID, "an arrow segment takes frames (addFrames)");
+    }
+    checkNext(entryBaseOffset);
+    List<RecordBatch> parsed = RecordBatches.parseAll(ByteBuffer.wrap(bytes));
+    if (parsed.isEmpty()) {
+      throw new LoamException(Kind.INVALID, "segment entry holds no batch offset=" + nextOffset);
+    }
+    List<Frame> frames = new ArrayList<>(parsed.size());
+    for (RecordBatch b : parsed) {
+      frames.add(new Frame(b.sizeInBytes(), span(b), b.maxTimestamp()));
+    }
+    return add(bytes, frames);
+  }
+
+  /**
+   * One arrow batch frame as the caller validated it (arrow-batch-v1.md): its size in bytes, its
+   * record count and its max_timestamp.
+   */
+  public record Frame(int length, int recordCount, long maxTimestamp) {}
+
+  /**
+   * Appends the frames of one index entry of an arrow stream: {@code bytes} holds whole arrow batch
+   * frames back to back, described in order by {@code frames} (the caller has verified them, CRCs
+   * included), whose first record has offset {@code entryBaseOffset}. Each frame's base_offset (its
+   * first eight bytes, outside its CRCs) is set to its assigned offset.
+   *
+   * @return the frames added, with their positions in the segment
+   * @throws LoamException INVALID if this is not an arrow builder, the frames do not cover {@code
+   *     bytes} exactly, the offset is not the next one, or the segment grows too large
+   */
+  public List<SegmentBatch> addFrames(long entryBaseOffset, byte[] bytes, List<Frame> frames) {
+    if (!arrow) {
+      throw new LoamException(Kind.INVALID, "a kafka segment takes batches (addEntry)");
+    }
+    checkNext(entryBaseOffset);
+    long total = 0;
+    for (Frame f : frames) {
+      if (f.length() < 8) {
+        throw new LoamException(Kind.INVALID, "arrow frame too short length=" + f.length());
+      }
+      total += f.length();
+    }
+    if (frames.isEmpty() || total != bytes.length) {
+      throw new LoamException(
+          Kind.INVALID,
+          "arrow frames do not cover the entry frames="
+              + frames.size()
+              + " frameBytes="
+              + total
+              + " entryBytes="
+              + bytes.length);
+    }
+    return add(bytes, frames);
+  }
+
+  private void checkNext(long entryBaseOffset) {
     if (entryBaseOffset != nextOffset) {
       throw new LoamException(
           Kind.INVALID,
@@ -78,10 +155,9 @@ public final class SegmentBuilder {
               + " entryBaseOffset="
               + entryBaseOffset);
     }
-    List<RecordBatch> parsed = RecordBatches.parseAll(ByteBuffer.wrap(bytes));
-    if (parsed.isEmpty()) {
-      throw new LoamException(Kind.INVALID, "segment entry holds no batch offset=" + nextOffset);
-    }
+  }
+
+  private List<SegmentBatch> add(byte[] bytes, List<Frame> parsed) {
     long needed = (long) dataLength + bytes.length;
     if (needed
                 + SegmentFormat.INDEX_FIXED
@@ -96,8 +172,8 @@ public final class SegmentBuilder {
     }
     // Spans first, so that a refused entry leaves the builder unchanged.
     long end = nextOffset;
-    for (RecordBatch b : parsed) {
-      int span = span(b);
+    for (Frame b : parsed) {
+      int span = b.recordCount();
       if (span < 1) {
         throw new LoamException(
             Kind.INVALID, "segment batch covers no offset offset=" + end + " span=" + span);
@@ -110,12 +186,13 @@ public final class SegmentBuilder {
     }
     List<SegmentBatch> added = new ArrayList<>(parsed.size());
     int at = 0;
-    for (RecordBatch b : parsed) {
-      int len = b.sizeInBytes();
+    for (Frame b : parsed) {
+      int len = b.length();
       int pos = dataLength;
       System.arraycopy(bytes, at, data, pos, len);
+      // Kafka's baseOffset and an arrow frame's base_offset are both the first eight bytes.
       RecordBatches.setBaseOffset(data, pos, nextOffset);
-      int span = span(b);
+      int span = b.recordCount();
       SegmentBatch sb = new SegmentBatch(nextOffset, span, b.maxTimestamp(), pos, len);
       batches.add(sb);
       added.add(sb);
@@ -147,16 +224,59 @@ public final class SegmentBuilder {
   }
 
   /**
-   * Writes header, index and footer: a segment v1.
+   * The data region so far (the frames or batches back to back, base offsets patched), a read-only
+   * view; an arrow segment's caller builds the column index from it.
+   */
+  public ByteBuffer dataRegion() {
+    return ByteBuffer.wrap(data, SegmentFormat.HEADER_SIZE, dataLength - SegmentFormat.HEADER_SIZE)
+        .slice()
+        .asReadOnlyBuffer();
+  }
+
+  /**
+   * Writes header, index and footer.
    *
-   * @throws LoamException INVALID if no batch was added
+   * @throws LoamException INVALID if no batch was added, or this is an arrow builder
    */
   public Segment build() {
+    if (arrow) {
+      throw new LoamException(Kind.INVALID, "an arrow segment needs its column index");
+    }
+    return build(new byte[0]);
+  }
+
+  /**
+   * Writes header, index and footer of an arrow segment: {@code columnIndex} (arrow-batch-v1.md
+   * "Column index", one entry per frame) follows the batch index inside the index region, covered
+   * by the footer's index CRC.
+   *
+   * @throws LoamException INVALID if no frame was added, this is not an arrow builder, or the
+   *     column index does not start with its magic and the frame count
+   */
+  public Segment build(byte[] columnIndex) {
     if (batches.isEmpty()) {
       throw new LoamException(Kind.INVALID, "a segment needs at least one batch");
     }
-    byte[] out = Arrays.copyOf(data, dataLength + tailLength(0));
-    return finish(out, batches, SegmentFormat.VERSION, null);
+    if (arrow
+        ? columnIndex.length < 8
+            || BigEndian.getInt(columnIndex, 0) != SegmentFormat.COLUMN_INDEX_MAGIC
+            || BigEndian.getInt(columnIndex, 4) != batches.size()
+        : columnIndex.length != 0) {
+      throw new LoamException(
+          Kind.INVALID,
+          "column index does not fit the segment arrow="
+              + arrow
+              + " columnIndexBytes="
+              + columnIndex.length
+              + " batches="
+              + batches.size());
+    }
+    long size = (long) dataLength + tailLength(columnIndex.length);
+    if (size > SegmentFormat.MAX_OBJECT_SIZE) {
+      throw new LoamException(Kind.INVALID, "segment too large columnIndex=" + columnIndex.length);
+    }
+    byte[] out = Arrays.copyOf(data, (int) size);
+    return finish(out, batches, SegmentFormat.VERSION, columnIndex);
   }
 
   /**
@@ -170,6 +290,9 @@ public final class SegmentBuilder {
   public Segment buildSealed(String objectKey, KeyEncryptionKey kek, RandomGenerator random) {
     if (batches.isEmpty()) {
       throw new LoamException(Kind.INVALID, "a segment needs at least one batch");
+    }
+    if (arrow) {
+      throw new LoamException(Kind.INVALID, "arrow segments are not sealed");
     }
     byte[] material = new byte[SealedSegment.DATA_KEY_LENGTH];
     random.nextBytes(material);
@@ -208,24 +331,29 @@ public final class SegmentBuilder {
     }
   }
 
-  private int tailLength(int sealLength) {
+  /** Index, {@code extensionLength} bytes after it (seal block or column index), and footer. */
+  private int tailLength(int extensionLength) {
     return SegmentFormat.INDEX_FIXED
         + batches.size() * SegmentFormat.ENTRY_SIZE
-        + sealLength
+        + extensionLength
         + SegmentFormat.FOOTER_SIZE;
   }
 
-  /** Writes header, index (and seal block) and footer around the data already in {@code out}. */
-  private Segment finish(byte[] out, List<SegmentBatch> stored, int version, byte[] seal) {
+  /**
+   * Writes header, index, {@code extension} (a sealed segment's seal block, an arrow segment's
+   * column index, else empty) and footer around the data already in {@code out}.
+   */
+  private Segment finish(byte[] out, List<SegmentBatch> stored, int version, byte[] extension) {
     SegmentBatch last = stored.get(stored.size() - 1);
     int dataEnd = (int) (last.position() + last.length());
     int indexLength =
         SegmentFormat.INDEX_FIXED
             + stored.size() * SegmentFormat.ENTRY_SIZE
-            + (seal == null ? 0 : seal.length);
+            + extension.length;
     BigEndian.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
     BigEndian.putShort(out, SegmentFormat.H_VERSION, version);
-    out[SegmentFormat.H_ENCODING] = SegmentFormat.ENCODING_KAFKA;
+    out[SegmentFormat.H_ENCODING] =
+        (byte) (arrow ? SegmentFormat.ENCODING_ARROW : SegmentFormat.ENCODING_KAFKA);
     out[SegmentFormat.H_FLAGS] = (byte) (compacted ? SegmentFormat.FLAG_COMPACTED : 0);
     BigEndian.putLong(out, SegmentFormat.H_STREAM_ID, streamId);
     BigEndian.putInt(out, SegmentFormat.H_PARTITION, partition);
@@ -242,9 +370,7 @@ public final class SegmentBuilder {
       BigEndian.putInt(out, e + SegmentFormat.E_LENGTH, b.length());
       e += SegmentFormat.ENTRY_SIZE;
     }
-    if (seal != null) {
-      System.arraycopy(seal, 0, out, e, seal.length);
-    }
+    System.arraycopy(extension, 0, out, e, extension.length);
     int f = idx + indexLength;
     BigEndian.putLong(out, f + SegmentFormat.F_INDEX_OFFSET, idx);
     BigEndian.putInt(out, f + SegmentFormat.F_INDEX_LENGTH, indexLength);

@@ -13,6 +13,15 @@ final class SegmentFormat {
 
   static final int ENCODING_KAFKA = 0;
 
+  /** Arrow batch frames (arrow-batch-v1.md); the index region adds a column index. */
+  static final int ENCODING_ARROW = 1;
+
+  /** ASCII {@code LACI}: the column index after an arrow segment's batch index. */
+  static final int COLUMN_INDEX_MAGIC = 0x4C414349;
+
+  /** ASCII {@code LARB}: an arrow batch frame's magic, at frame offset 12. */
+  static final int FRAME_MAGIC = 0x4C415242;
+
   /** Header flag bit 0: batches were re-encoded by the compactor and are dense by offset span. */
   static final int FLAG_COMPACTED = 1;
 

@@ -34,8 +34,19 @@ public final class SegmentReader {
     }
   }
 
-  /** A validated batch index: the batches, and for a sealed segment its seal block (else null). */
-  public record SegmentTail(List<SegmentBatch> batches, SealedSegment.Seal seal) {}
+  /**
+   * A validated batch index: the batches, a sealed segment's seal block (else null) and an arrow
+   * segment's column index bytes (else empty).
+   */
+  public record SegmentTail(
+      List<SegmentBatch> batches, SealedSegment.Seal seal, byte[] columnIndex) {}
+
+  /**
+   * A segment's index region: the batch index and, for an arrow segment, the column index bytes
+   * that follow it (arrow-batch-v1.md "Column index"; empty for a kafka segment). Only the column
+   * index's magic and count are checked here: its entries are the arrow reader's to parse.
+   */
+  public record IndexRegion(List<SegmentBatch> batches, byte[] columnIndex) {}
 
   private SegmentReader() {}
 
@@ -122,7 +133,20 @@ public final class SegmentReader {
   }
 
   /**
-   * As {@link #parseIndex}, also returning a sealed segment's seal block (segment-v2.md).
+   * As {@link #parseIndex}, also returning the column index bytes of an arrow segment: an index
+   * region of an unsealed segment longer than the batch index must continue with a column index
+   * whose magic is {@code LACI} and whose count is the batch count.
+   *
+   * @throws LoamException INVALID if the tail is too short for the index
+   */
+  public static IndexRegion parseIndexRegion(byte[] tail, long objectSize) {
+    SegmentTail t = parseTail(tail, objectSize);
+    return new IndexRegion(t.batches(), t.columnIndex());
+  }
+
+  /**
+   * As {@link #parseIndex}, also returning what follows the batch index: a sealed segment's seal
+   * block (segment-v2.md), or an arrow segment's column index (arrow-batch-v1.md).
    *
    * @throws LoamException INVALID if the tail is too short for the index
    */
@@ -142,13 +166,22 @@ public final class SegmentReader {
           "segment index crc mismatch stored=" + hex(stored) + " computed=" + hex(computed));
     }
     long count = BigEndian.getInt(tail, idx) & 0xffffffffL;
-    long sealLength =
-        footer.indexLength() - SegmentFormat.INDEX_FIXED - count * SegmentFormat.ENTRY_SIZE;
-    boolean lengthOk =
-        footer.sealed()
-            ? sealLength > SealedSegment.SEAL_FIXED
-                && sealLength <= SealedSegment.SEAL_FIXED + SealedSegment.MAX_KEY_ID_BYTES
-            : sealLength == 0;
+    long batchIndexLength = SegmentFormat.INDEX_FIXED + count * SegmentFormat.ENTRY_SIZE;
+    long extension = Integer.toUnsignedLong(footer.indexLength()) - batchIndexLength;
+    boolean lengthOk;
+    if (footer.sealed()) {
+      lengthOk =
+          extension > SealedSegment.SEAL_FIXED
+              && extension <= SealedSegment.SEAL_FIXED + SealedSegment.MAX_KEY_ID_BYTES;
+    } else {
+      lengthOk =
+          extension == 0
+              || (extension >= 8
+                  && BigEndian.getInt(tail, (int) (idx + batchIndexLength))
+                      == SegmentFormat.COLUMN_INDEX_MAGIC
+                  && (BigEndian.getInt(tail, (int) (idx + batchIndexLength) + 4) & 0xffffffffL)
+                      == count);
+    }
     if (count < 1 || count > SegmentFormat.MAX_BATCHES || !lengthOk) {
       throw new CorruptionException(
           "segment index count does not match its length count="
@@ -221,8 +254,11 @@ public final class SegmentReader {
               + footer.indexOffset());
     }
     SealedSegment.Seal seal =
-        footer.sealed() ? SealedSegment.parseSeal(tail, e, (int) sealLength) : null;
-    return new SegmentTail(out, seal);
+        footer.sealed() ? SealedSegment.parseSeal(tail, e, (int) extension) : null;
+    int ext = (int) (idx + batchIndexLength);
+    byte[] columnIndex =
+        footer.sealed() ? new byte[0] : Arrays.copyOfRange(tail, ext, ext + (int) extension);
+    return new SegmentTail(out, seal, columnIndex);
   }
 
   /**
@@ -274,11 +310,12 @@ public final class SegmentReader {
       throw new LoamException(Kind.INVALID, "unsupported segment version=" + version);
     }
     int encoding = bytes[SegmentFormat.H_ENCODING] & 0xff;
-    if (encoding != SegmentFormat.ENCODING_KAFKA) {
+    if (encoding != SegmentFormat.ENCODING_KAFKA && encoding != SegmentFormat.ENCODING_ARROW) {
       throw new LoamException(Kind.INVALID, "unsupported segment encoding=" + encoding);
     }
+    boolean arrow = encoding == SegmentFormat.ENCODING_ARROW;
     boolean compacted = bytes[SegmentFormat.H_FLAGS] == SegmentFormat.FLAG_COMPACTED;
-    if (bytes[SegmentFormat.H_FLAGS] != 0 && !compacted) {
+    if (bytes[SegmentFormat.H_FLAGS] != 0 && (!compacted || arrow)) {
       throw new CorruptionException(
           "segment header flags set flags=" + bytes[SegmentFormat.H_FLAGS]);
     }
@@ -294,6 +331,13 @@ public final class SegmentReader {
     }
     SegmentTail parsedTail = parseTail(bytes, bytes.length);
     List<SegmentBatch> batches = parsedTail.batches();
+    if (arrow != (parsedTail.columnIndex().length > 0)) {
+      throw new CorruptionException(
+          "segment column index "
+              + (arrow ? "missing in an arrow segment" : "present in a kafka segment")
+              + " columnIndexBytes="
+              + parsedTail.columnIndex().length);
+    }
     if (batches.get(0).baseOffset() != baseOffset) {
       throw new CorruptionException(
           "segment header base offset differs from the index header="
@@ -316,6 +360,14 @@ public final class SegmentReader {
               + hex(footer.dataCrc32c())
               + " computed="
               + hex(dataCrc));
+    }
+    if (arrow) {
+      // Arrow segments are never sealed: an encrypted namespace's arrow streams stay in the WAL.
+      if (parsedTail.seal() != null) {
+        throw new CorruptionException("segment is sealed and arrow-encoded, which no writer makes");
+      }
+      checkFrames(bytes, batches);
+      return new Segment(streamId, partition, baseOffset, batches, bytes);
     }
     byte[] plain = bytes;
     List<SegmentBatch> plainBatches = batches;
@@ -383,5 +435,30 @@ public final class SegmentReader {
       }
     }
     return new Segment(streamId, partition, baseOffset, batches, bytes);
+  }
+
+  /**
+   * The fields of each arrow frame that the batch index repeats (magic, frame_length, base_offset,
+   * record_count, max_timestamp); the frames' own CRCs are checked by the arrow reader, which this
+   * module does not hold.
+   */
+  private static void checkFrames(byte[] bytes, List<SegmentBatch> batches) {
+    for (int i = 0; i < batches.size(); i++) {
+      SegmentBatch b = batches.get(i);
+      int p = (int) b.position();
+      if (BigEndian.getInt(bytes, p + 12) != SegmentFormat.FRAME_MAGIC
+          || (BigEndian.getInt(bytes, p + 8) & 0xffffffffL) + 12 != b.length()
+          || BigEndian.getLong(bytes, p) != b.baseOffset()
+          || BigEndian.getInt(bytes, p + 24) != b.recordCount()
+          || BigEndian.getLong(bytes, p + 36) != b.maxTimestamp()) {
+        throw new CorruptionException(
+            "segment arrow frame differs from its index entry batch="
+                + i
+                + " position="
+                + p
+                + " index="
+                + b);
+      }
+    }
   }
 }

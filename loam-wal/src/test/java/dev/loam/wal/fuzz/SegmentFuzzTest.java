@@ -28,8 +28,9 @@ import java.util.List;
  * its index entry's length, so that the fuzzer explores the structure behind the checksums.
  *
  * <p>Contract: CORRUPTION or INVALID (as documented), or a segment that the tail path agrees with,
- * that rebuilds byte for byte, and whose batches decode to records or CORRUPTION; the bytes read
- * are never changed.
+ * that rebuilds byte for byte, and whose batches decode to records or CORRUPTION (an arrow
+ * segment's frames are loam-arrow's to decode: it rebuilds from its index and column index); the
+ * bytes read are never changed.
  */
 class SegmentFuzzTest {
   private static final int FOOTER = SegmentReader.FOOTER_SIZE;
@@ -61,6 +62,24 @@ class SegmentFuzzTest {
     }
     assertThat(tailIndex).isEqualTo(s.batches());
     assertThat(s.dataEnd()).isLessThanOrEqualTo(bytes.length - FOOTER);
+    if (bytes[6] == 1) {
+      // An arrow segment (arrow-batch-v1.md): its frames are loam-arrow's to verify; rebuilt from
+      // the index's frame descriptions and its column index, it is the same bytes.
+      SegmentReader.IndexRegion region = SegmentReader.parseIndexRegion(bytes, bytes.length);
+      SegmentBuilder arrow = SegmentBuilder.arrow(s.streamId(), s.partition(), s.baseOffset());
+      for (SegmentBatch b : s.batches()) {
+        byte[] frame =
+            Arrays.copyOfRange(bytes, (int) b.position(), (int) b.position() + b.length());
+        arrow.addFrames(
+            b.baseOffset(),
+            frame,
+            List.of(new SegmentBuilder.Frame(b.length(), b.recordCount(), b.maxTimestamp())));
+      }
+      assertThat(arrow.build(region.columnIndex()).bytes())
+          .as("rebuilt arrow segment")
+          .isEqualTo(bytes);
+      return;
+    }
     boolean compacted = bytes[7] == 1;
     SegmentBuilder rebuilt =
         new SegmentBuilder(s.streamId(), s.partition(), s.baseOffset(), compacted);

@@ -54,7 +54,7 @@ public final class RecordRoutes {
             .anyParams(),
         Route.of(GET, PARTITION + "/records", "fetch", this::fetch)
             .longPoll()
-            .params("offset", "max_bytes", "max_wait_ms", "min_token", "encoding"),
+            .params("offset", "max_bytes", "max_wait_ms", "min_token", "encoding", "columns"),
         Route.of(GET, PARTITION + "/offsets", "offsets", this::offsets)
             .params("spec", "timestamp"));
   }
@@ -95,8 +95,14 @@ public final class RecordRoutes {
 
   // ------------------------------------------------------------------ fetch and offsets
 
+  /** {@code columns}: an arrow stream's projected columns, empty when the read is not projected. */
   private record FetchParams(
-      long offset, int maxBytes, long maxWaitMillis, OptionalLong token, Encoding encoding) {}
+      long offset,
+      int maxBytes,
+      long maxWaitMillis,
+      OptionalLong token,
+      Encoding encoding,
+      java.util.List<String> columns) {}
 
   private FetchParams fetchParams(Request r) {
     Api.Limits limits = ctx.limits();
@@ -110,7 +116,18 @@ public final class RecordRoutes {
       token = OptionalLong.of(r.longParam("min_token", 0, 0, Long.MAX_VALUE));
     }
     Encoding enc = Encoding.parse(r.param("encoding"), "encoding", Encoding.UTF8);
-    return new FetchParams(offset, maxBytes, wait, token, enc);
+    String cols = r.param("columns");
+    java.util.List<String> columns = java.util.List.of();
+    if (cols != null) {
+      // columns=a,b: an arrow stream's projected read (docs/reference/arrow.md "Projected reads").
+      columns = java.util.List.of(cols.split(",", -1));
+      if (token.isPresent()) {
+        throw ApiException.invalid(
+            "query parameter columns does not take min_token (a projected read does not wait"
+                + " for a consistency token)");
+      }
+    }
+    return new FetchParams(offset, maxBytes, wait, token, enc, columns);
   }
 
   private CompletableFuture<HttpReply> fetch(Request r) {
@@ -120,6 +137,19 @@ public final class RecordRoutes {
     FetchParams f = fetchParams(r);
     // Only a fetch that may wait holds a long-poll slot; every fetch's timeout covers its wait.
     r.waitUpTo(f.maxWaitMillis(), f.maxWaitMillis() > 0 || f.token().isPresent());
+    if (!f.columns().isEmpty()) {
+      return ctx.log()
+          .fetchColumns(
+              ns,
+              stream,
+              p,
+              f.offset(),
+              f.maxBytes(),
+              Duration.ofMillis(f.maxWaitMillis()),
+              f.columns())
+          .exceptionallyCompose(e -> partitionNotFound(ns, stream, p, e))
+          .thenApply(res -> fetchReply(res, f.encoding()));
+    }
     return ctx.log()
         .fetch(
             ns,
