@@ -2,8 +2,8 @@ package dev.loam.core.maintain;
 
 import dev.loam.core.NodeContext;
 import dev.loam.core.ObjectLayout;
-import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.arrow.ArrowCodec;
+import dev.loam.core.crypto.NamespaceEncryption;
 import dev.loam.core.ownership.OwnedPartitions;
 import dev.loam.core.read.ReadPath;
 import dev.loam.meta.Metastore;

@@ -347,9 +347,7 @@ public final class SegmentBuilder {
     SegmentBatch last = stored.get(stored.size() - 1);
     int dataEnd = (int) (last.position() + last.length());
     int indexLength =
-        SegmentFormat.INDEX_FIXED
-            + stored.size() * SegmentFormat.ENTRY_SIZE
-            + extension.length;
+        SegmentFormat.INDEX_FIXED + stored.size() * SegmentFormat.ENTRY_SIZE + extension.length;
     BigEndian.putInt(out, SegmentFormat.H_MAGIC, SegmentFormat.HEADER_MAGIC);
     BigEndian.putShort(out, SegmentFormat.H_VERSION, version);
     out[SegmentFormat.H_ENCODING] =
