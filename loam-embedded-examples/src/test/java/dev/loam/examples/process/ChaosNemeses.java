@@ -137,10 +137,13 @@ final class ChaosNemeses {
    */
   void harsh(Random rnd) {
     List<Harsh> round = new ArrayList<>();
+    boolean first = true;
+    run.rounds = true;
     try {
       while (run.chaos) {
         run.pause(1000 + rnd.nextInt(1500));
-        if (!run.chaos || run.chaosEndsIn() < 8) {
+        // The first round always completes (the phase waits for it); later ones stop with it.
+        if (!first && (!run.chaos || run.chaosEndsIn() < 8)) {
           return;
         }
         if (round.isEmpty()) {
@@ -163,12 +166,17 @@ final class ChaosNemeses {
           case DISK_FULL -> fillMetastoreDisk(rnd);
         }
         run.processFault(h.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+        if (first && round.isEmpty()) {
+          first = false;
+          run.firstRound.countDown();
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException | RuntimeException e) {
       run.checker.violation("harsh fault failed: " + e);
     } finally {
+      run.firstRound.countDown();
       faultsOff();
     }
   }

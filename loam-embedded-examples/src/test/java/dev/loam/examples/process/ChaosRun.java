@@ -72,6 +72,15 @@ final class ChaosRun {
   final AtomicLong faultToggles = new AtomicLong();
 
   volatile boolean chaos = true;
+
+  /**
+   * Counted down when the harsh nemesis has run one round of every fault kind; the chaos phase
+   * lasts its duration or until then, whichever is later, so a slow machine (JVMs that take long to
+   * restart) still sees every kind. Scenarios without rounds leave it at zero.
+   */
+  final java.util.concurrent.CountDownLatch firstRound = new java.util.concurrent.CountDownLatch(1);
+
+  volatile boolean rounds;
   volatile long chaosStart;
   volatile boolean producing = true;
   volatile long giveUpAt = Long.MAX_VALUE;
