@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.ratis.RaftConfigKeys;
@@ -314,10 +315,48 @@ public final class JournalServer implements AutoCloseable {
    * Proposes {@code entry} to the journal's leader; completes with the result the leader's state
    * machine gave once the entry is committed (on a majority's disks) and applied.
    *
-   * <p>The future fails with UNAVAILABLE (nothing sent) if this server is closed or is not a
-   * replica of the journal, and with OUTCOME_UNKNOWN if no reply came within the retry budget.
+   * <p>The future fails with UNAVAILABLE (nothing sent) if this server is closed, is not a replica
+   * of the journal, or knows no leader of it within a request timeout, and with OUTCOME_UNKNOWN if
+   * no reply came within the retry budget.
    */
   public CompletableFuture<JournalResult> propose(String journal, JournalEntry entry) {
+    if (hosts(journal) && leader(journal).isEmpty() && neverApplied(journal)) {
+      // A journal just placed has had no leader yet, and its other replicas may not host the
+      // group yet: a client sent now may reach one of those and fail with an unknown outcome.
+      // Wait (at most FIRST_LEADER_WAIT) for the first leader this replica learns of, which the
+      // client then addresses first.
+      return awaitLeader(journal, FIRST_LEADER_WAIT_MS / LEADER_POLL_MS)
+          .thenCompose(known -> send(journal, entry));
+    }
+    return send(journal, entry);
+  }
+
+  /** Whether this replica of the journal has applied nothing yet: its group never had a leader. */
+  private boolean neverApplied(String journal) {
+    DivisionInfo info = info(journal);
+    return info != null && info.getLastAppliedIndex() < 0;
+  }
+
+  /** How often a proposal waiting for a journal's first leader looks again. */
+  private static final long LEADER_POLL_MS = 25;
+
+  /** How long a proposal to a journal that never had an election waits for its first leader. */
+  private static final long FIRST_LEADER_WAIT_MS = 10_000;
+
+  private CompletableFuture<Boolean> awaitLeader(String journal, long polls) {
+    if (leader(journal).isPresent()) {
+      return CompletableFuture.completedFuture(true);
+    }
+    if (polls <= 0 || !hosts(journal)) {
+      return CompletableFuture.completedFuture(false);
+    }
+    return CompletableFuture.supplyAsync(
+            () -> null,
+            CompletableFuture.delayedExecutor(LEADER_POLL_MS, TimeUnit.MILLISECONDS, executor))
+        .thenCompose(v -> awaitLeader(journal, polls - 1));
+  }
+
+  private CompletableFuture<JournalResult> send(String journal, JournalEntry entry) {
     RaftClient client;
     try {
       client = client(journal);
