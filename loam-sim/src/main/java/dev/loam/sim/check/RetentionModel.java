@@ -6,6 +6,7 @@ import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.OwnerFenced;
+import dev.loam.meta.command.SwapSegment;
 import dev.loam.meta.command.TrimPartition;
 import dev.loam.meta.command.WalCommits;
 import dev.loam.sim.SimClock;
@@ -91,6 +92,36 @@ public final class RetentionModel implements ApplyListener {
     long keptBytesFrom(int i) {
       return cumBytes[n] - cumBytes[i];
     }
+
+    /**
+     * A segment swap replaced the batches from {@code from} by {@code entries} (consecutive, each
+     * spanning its record count of offsets): their bytes become the entries' (a sealed segment's
+     * batches carry their authentication tags, a compacted one's lost records), as the system's
+     * size rule counts them. Entries whose edges do not fall on the model's batch edges leave the
+     * model as it was.
+     */
+    void replaceBytes(long from, List<SwapSegment.SegmentEntry> entries) {
+      long[] bytes = new long[n];
+      for (int k = 0; k < n; k++) {
+        bytes[k] = cumBytes[k + 1] - cumBytes[k];
+      }
+      long offset = from;
+      for (SwapSegment.SegmentEntry e : entries) {
+        int i = indexOf(offset);
+        int j = indexOf(offset + e.recordCount());
+        offset += e.recordCount();
+        if (i < 0 || j < 0 || j <= i || j > n) {
+          return;
+        }
+        bytes[i] = e.byteLength();
+        for (int k = i + 1; k < j; k++) {
+          bytes[k] = 0;
+        }
+      }
+      for (int k = 0; k < n; k++) {
+        cumBytes[k + 1] = cumBytes[k] + bytes[k];
+      }
+    }
   }
 
   private final SimClock clock;
@@ -142,6 +173,12 @@ public final class RetentionModel implements ApplyListener {
           }
         }
       }
+    }
+    if (inner instanceof SwapSegment sw
+        && outcome instanceof Outcome.SegmentSwapped swapped
+        && !swapped.deduplicated()
+        && swapped.entriesReplaced() > 0) {
+      part(sw.streamId(), sw.partition()).replaceBytes(sw.fromOffset(), sw.entries());
     }
     if (inner instanceof TrimPartition t && outcome instanceof Outcome.Trimmed tr) {
       judge(t, tr.logStartOffset());
