@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -100,6 +101,9 @@ import org.slf4j.LoggerFactory;
 public final class RatisMetastore implements Metastore {
   private static final Logger LOG = LoggerFactory.getLogger(RatisMetastore.class);
 
+  /** How long a close keeps trying to rewrite a lost raft-meta while the disk refuses. */
+  private static final long REPAIR_BUDGET_MILLIS = 5_000;
+
   private final RatisSettings ratis;
   private final MetaSettings settings;
   private final InstantSource clock;
@@ -139,6 +143,7 @@ public final class RatisMetastore implements Metastore {
   private final Object clientLock = new Object();
   private RaftClient adminClient;
   private FollowerWatchdog watchdog;
+  private RaftMetaGuard metaGuard;
 
   private RatisMetastore(
       RatisSettings ratis, MetaSettings settings, InstantSource clock, Executor executor) {
@@ -204,7 +209,21 @@ public final class RatisMetastore implements Metastore {
     ratis.listeners().forEach((id, addr) -> peers.add(peer(id, addr, RaftPeerRole.LISTENER)));
     RaftGroup group = RaftGroup.valueOf(groupId, peers);
     Files.createDirectories(ratis.storageDir());
-    boolean existing = Files.isDirectory(ratis.storageDir().resolve(groupId.getUuid().toString()));
+    Path groupDir = ratis.storageDir().resolve(groupId.getUuid().toString());
+    boolean existing = Files.isDirectory(groupDir);
+    if (existing) {
+      Optional<String> lost = RaftMetaGuard.problem(groupDir);
+      if (lost.isPresent()) {
+        throw new CorruptionException(
+            "the replica's Raft term and vote are lost peer="
+                + localId
+                + ": "
+                + lost.get()
+                + ". Restore the file with the term and votedFor this replica last held (a"
+                + " replica that closed after losing it logged them), or remove the peer from the"
+                + " group and add it back with an empty directory");
+      }
+    }
     server =
         RaftServer.newBuilder()
             .setServerId(localId)
@@ -216,6 +235,11 @@ public final class RatisMetastore implements Metastore {
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     server.start();
+    metaGuard =
+        RaftMetaGuard.start(
+            server.getDivision(groupId).getRaftStorage(),
+            localId.toString(),
+            lost -> stop("Raft term and vote file lost (" + lost + ")", null));
     LOG.info(
         "metastore Raft port listening peer={} host={} port={} tls={}",
         localId,
@@ -758,6 +782,10 @@ public final class RatisMetastore implements Metastore {
     closeQuietly(current, "client");
     retired.forEach(c -> closeQuietly(c, "replaced client"));
     closeQuietly(server, "server");
+    if (metaGuard != null) {
+      // After the server: nothing writes the file any more, so a repair cannot race Ratis's own.
+      metaGuard.repairAfterClose(REPAIR_BUDGET_MILLIS);
+    }
   }
 
   private void closeQuietly(AutoCloseable c, String what) {
@@ -1051,16 +1079,21 @@ public final class RatisMetastore implements Metastore {
 
     @Override
     public void fatal(String what, Throwable cause) {
-      LOG.error("metastore replica stopping: {} peer={}", what, localId, cause);
-      LoamException err = new LoamException(Kind.UNAVAILABLE, what + " peer=" + localId, cause);
-      synchronized (watch) {
-        if (failure == null) {
-          failure = err;
-        }
-      }
-      failWaiters(err);
-      complete(failed, failure);
+      stop(what, cause);
     }
+  }
+
+  /** Fail-stop: records the first failure, fails the waiters and completes {@link #whenFailed}. */
+  private void stop(String what, Throwable cause) {
+    LOG.error("metastore replica stopping: {} peer={}", what, localId, cause);
+    LoamException err = new LoamException(Kind.UNAVAILABLE, what + " peer=" + localId, cause);
+    synchronized (watch) {
+      if (failure == null) {
+        failure = err;
+      }
+    }
+    failWaiters(err);
+    complete(failed, failure);
   }
 
   private <T> void complete(CompletableFuture<T> f, T value) {
