@@ -372,7 +372,15 @@ public final class LoamNodeMain {
               + " metastore replica failed, exiting with status 1: "
               + failure.getMessage());
       out.flush();
-      Thread closer = new Thread(this::close, "loam-fail-stop");
+      // The replica first: its close restores a term and vote file a full disk emptied, and must
+      // not wait behind the rest of the node for the halt below.
+      Thread closer =
+          new Thread(
+              () -> {
+                quietly(meta);
+                close();
+              },
+              "loam-fail-stop");
       closer.setDaemon(true);
       closer.start();
       try {

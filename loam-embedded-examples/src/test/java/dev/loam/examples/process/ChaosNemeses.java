@@ -115,19 +115,13 @@ final class ChaosNemeses {
   }
 
   /**
-   * The kinds {@link #harsh} runs: every kind but {@link Harsh#DISK_FULL}, or those {@code
-   * -Dloam.chaos.harshKinds} names (comma-separated, e.g. {@code DISK_FULL,PAUSE}) to reproduce one
-   * kind on its own.
+   * The kinds {@link #harsh} runs: every kind, or those {@code -Dloam.chaos.harshKinds} names
+   * (comma-separated, e.g. {@code DISK_FULL,PAUSE}) to reproduce one kind on its own.
    */
   static List<Harsh> harshKinds() {
     String only = System.getProperty("loam.chaos.harshKinds", "").strip();
     if (only.isEmpty()) {
-      // DISK_FULL runs only when named: a replica whose disk filled sometimes cannot restart (Ratis
-      // left its raft-meta file empty: "'term' not found"), which needs an operator's repair, so
-      // the scenario could not heal. Kept for reproducing that (docs/design/simulation.md).
-      List<Harsh> kinds = new ArrayList<>(List.of(Harsh.values()));
-      kinds.remove(Harsh.DISK_FULL);
-      return kinds;
+      return List.of(Harsh.values());
     }
     List<Harsh> kinds = new ArrayList<>();
     for (String k : only.split(",")) {

@@ -17,13 +17,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The conformance kit on a 3-voter Ratis group over loopback. Proposals go through the first
  * member; reads rotate over all members, each first waiting for the last proposal's index (the
  * consistency token), so every read-your-writes in the kit also crosses replicas. Watches
- * (listeners, awaitApplied) are on the second member, which never proposes.
+ * (listeners, awaitApplied) are on the second member, which never proposes. Methods run three at a
+ * time (each on its own group, directory and ports): a group spends most of its life waiting for an
+ * election and for Ratis to close.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class RatisMetastoreContractIT extends MetastoreContractTest {
   @TempDir Path dir;
   private ExecutorService executor;
