@@ -23,6 +23,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A voter's disk fills and an election follows: Ratis's rewrite of the voter's term and vote file
@@ -35,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Mounting needs root or CAP_SYS_ADMIN, which the build machines have; without it the test fails
  * naming the mount command rather than running on an unlimited disk.
  */
+// Runs beside the other classes marked so: its groups mostly wait for elections and closes.
+@Execution(ExecutionMode.CONCURRENT)
 class RaftMetaDiskFullIT {
   private static final long DISK_BYTES = 24L << 20;
 

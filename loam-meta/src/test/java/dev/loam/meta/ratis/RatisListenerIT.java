@@ -21,12 +21,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A listener replica (a non-voting Ratis listener, docs/design/metastore-ratis.md "Membership")
  * next to 3 voters over loopback: it applies every command, serves reads, watches and proposals,
  * and is never counted in a majority.
  */
+// Runs beside the other classes marked so: its groups mostly wait for elections and closes.
+@Execution(ExecutionMode.CONCURRENT)
 class RatisListenerIT {
   /** Few attempts, so a proposal without a majority fails within seconds. */
   private static final int MAX_ATTEMPTS = 15;

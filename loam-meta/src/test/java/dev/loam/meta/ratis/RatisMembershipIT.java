@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Runtime membership changes through {@link RatisMetastore#setConfiguration}
@@ -38,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * each change every member holds the same bytes, and a check that only the new configuration's
  * majority can pass shows which configuration is in force.
  */
+// Runs beside the other classes marked so: its groups mostly wait for elections and closes.
+@Execution(ExecutionMode.CONCURRENT)
 class RatisMembershipIT {
   private static final long SNAPSHOT_EVERY = 40;
 

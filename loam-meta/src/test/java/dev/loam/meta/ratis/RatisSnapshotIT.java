@@ -14,11 +14,15 @@ import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Restarts, snapshots, log purge and snapshot install (docs/design/metastore-ratis.md "Snapshots
  * and purge"), with a small snapshot threshold and small log segments so that purge really deletes.
  */
+// Runs beside the other classes marked so: its groups mostly wait for elections and closes.
+@Execution(ExecutionMode.CONCURRENT)
 class RatisSnapshotIT {
   private static final long SNAPSHOT_EVERY = 40;
 
