@@ -24,7 +24,8 @@ record Scenario(
     OwnershipSettings ownership,
     NodeSettings settings,
     boolean express,
-    SimReplica.Lag replicaLag) {
+    SimReplica.Lag replicaLag,
+    boolean diskCache) {
 
   /** Draws a scenario; without faults the probabilities are zero, the settings still drawn. */
   static Scenario draw(SplittableRandom plan, boolean faults) {
@@ -76,7 +77,9 @@ record Scenario(
             ? new SimReplica.Lag(
                 plan.nextInt(41), plan.nextDouble() * 0.002, 200 + plan.nextInt(2_800))
             : SimReplica.Lag.none();
-    return new Scenario(sf, mf, tailCache, ownership, settings, express, lag);
+    // After the lag, for the same reason: one seed in three reads through a disk cache per node.
+    boolean diskCache = plan.nextInt(3) == 0;
+    return new Scenario(sf, mf, tailCache, ownership, settings, express, lag, diskCache);
   }
 
   /** The fault schedule's first line. */
@@ -97,6 +100,8 @@ record Scenario(
         + "ms tick="
         + ownership.tickInterval().toMillis()
         + "ms express="
-        + express;
+        + express
+        + " diskCache="
+        + diskCache;
   }
 }

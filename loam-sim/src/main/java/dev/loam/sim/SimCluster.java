@@ -6,8 +6,13 @@ import dev.loam.api.OwnershipSettings;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.store.express.ExpressObjectStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -99,6 +104,17 @@ public final class SimCluster {
   private final List<Node> nodes = new ArrayList<>();
 
   /**
+   * Where each node keeps its disk cache ({@code <root>/<node id>}, kept across its restarts), or
+   * null when the seed runs without. The cache does real file I/O, on the node's simulated process:
+   * each I/O step is a scheduled task, so a run replays. Its capacity is beyond what a run reads,
+   * so no eviction happens (the start-up scan orders files by their real modification times, which
+   * would make evictions after a restart differ between runs).
+   */
+  private final Path diskCacheRoot;
+
+  private static final long DISK_CACHE_BYTES = 256L << 20;
+
+  /**
    * @param zones the three zonal stores of the express class, or empty
    * @param workRandom the workload's stream: a client picks the node it talks to from it
    */
@@ -111,8 +127,14 @@ public final class SimCluster {
       NodeSettings settings,
       OwnershipSettings ownershipSettings,
       SplittableRandom workRandom,
-      SimKms kms) {
+      SimKms kms,
+      boolean diskCache) {
     this.kms = kms;
+    try {
+      this.diskCacheRoot = diskCache ? Files.createTempDirectory("loam-sim-disk-cache") : null;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the simulation's disk cache directory", e);
+    }
     this.ctx = ctx;
     this.clock = ctx.clock();
     this.trace = ctx.trace();
@@ -186,6 +208,15 @@ public final class SimCluster {
         // and the timeout (a wall-clock timer) is far beyond any run so it never fires.
         b.keyManagement(kms).kmsTimeout(Duration.ofHours(1)).keyRandom(seededSecureRandom(n));
       }
+      NodeSettings nodeSettings = settings;
+      if (diskCacheRoot != null) {
+        Path dir = diskCacheRoot.resolve(n.id);
+        if (n.incarnation > 1) {
+          damageDiskCache(n, dir);
+        }
+        nodeSettings = settings.withDiskCache(dir, DISK_CACHE_BYTES);
+        b.ioExecutor(n.process);
+      }
       if (!zones.isEmpty()) {
         // Each node in its own zone (n0 in zone 0, ...): reads try the local zone first.
         int local = Math.floorMod(n.id.hashCode(), 3);
@@ -200,7 +231,7 @@ public final class SimCluster {
               .clock(n.clock)
               .random(Seeds.stream(ctx.seed(), "node-" + n.id + "-" + n.incarnation))
               .scheduler(n.process)
-              .settings(settings)
+              .settings(nodeSettings)
               .ownership(ownershipSettings)
               .startAsync();
       for (int i = 0; i < START_MAX_STEPS && !starting.isDone() && ctx.scheduler().step(); i++) {
@@ -253,6 +284,7 @@ public final class SimCluster {
     ctx.count("crashes");
     LoamNode old = n.node;
     n.node = null;
+    countDiskCacheReads(old);
     old.crash();
     n.replica.detach();
     restartAfter(n, downMillis);
@@ -303,8 +335,80 @@ public final class SimCluster {
 
   /** The incarnation {@code n} closed gracefully; it is down until {@link #restartAfter}. */
   public void closed(Node n) {
+    if (n.node != null) {
+      countDiskCacheReads(n.node);
+    }
     n.node = null;
     n.replica.detach();
+  }
+
+  // ---- the disk cache
+
+  /**
+   * What a crash can leave in a disk cache, and what the disk itself can do to it, before a restart
+   * (drawn from the seed): a temporary file of a write the crash cut short, and one cached file
+   * with a byte flipped. The node must read the flipped range as a miss and fetch it again.
+   */
+  private void damageDiskCache(Node n, Path dir) {
+    SplittableRandom r = Seeds.stream(ctx.seed(), "disk-" + n.id + "-" + n.incarnation);
+    try {
+      if (!Files.isDirectory(dir) || r.nextInt(2) != 0) {
+        return;
+      }
+      Files.write(dir.resolve("cut-short-" + n.incarnation + ".tmp"), new byte[] {1, 2, 3});
+      List<Path> files;
+      try (var s = Files.list(dir)) {
+        files =
+            s.filter(p -> p.getFileName().toString().endsWith(".ldc"))
+                .sorted(Comparator.comparing(p -> p.getFileName().toString()))
+                .toList();
+      }
+      if (files.isEmpty()) {
+        return;
+      }
+      Path f = files.get(r.nextInt(files.size()));
+      byte[] bytes = Files.readAllBytes(f);
+      int at = r.nextInt(bytes.length);
+      bytes[at] ^= (byte) (1 + r.nextInt(255));
+      Files.write(f, bytes);
+      trace.add("disk cache damaged node=" + n.id + " file#" + files.indexOf(f) + " at=" + at);
+      ctx.count("diskCacheDamaged");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot damage the disk cache of " + n.id, e);
+    }
+  }
+
+  /** Adds an incarnation's disk cache hits and refused files to the run's counts. */
+  private void countDiskCacheReads(LoamNode node) {
+    if (diskCacheRoot == null) {
+      return;
+    }
+    dev.loam.api.ReadStats r = node.readStats();
+    ctx.add("diskCacheHits", r.diskHits());
+    ctx.add("diskCacheCorruptRefused", r.diskCorrupt());
+  }
+
+  /** At the end of a run: the running nodes' disk cache counts. */
+  void countDiskCacheReads() {
+    for (Node n : nodes) {
+      if (n.node != null) {
+        countDiskCacheReads(n.node);
+      }
+    }
+  }
+
+  /** Deletes the run's disk cache directories (after the run; nodes may still hold files). */
+  void deleteDiskCaches() {
+    if (diskCacheRoot == null) {
+      return;
+    }
+    try (var walk = Files.walk(diskCacheRoot)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory; what is left is the OS's to clean.
+    }
   }
 
   /** The clock of node {@code id} steps to {@code offset} from the true time. */

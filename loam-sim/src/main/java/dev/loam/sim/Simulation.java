@@ -191,7 +191,8 @@ public final class Simulation {
             scenario.settings(),
             scenario.ownership(),
             workRandom,
-            config.encrypted() ? new SimKms(Seeds.stream(seed, "kms")) : null);
+            config.encrypted() ? new SimKms(Seeds.stream(seed, "kms")) : null,
+            scenario.diskCache());
     this.checker = new Checker(clock, ms.maxFutureStamp().toMillis());
     // Listeners run in this order on every applied command: afterApply reads the ownership state
     // the OwnershipChecker has just taken.
@@ -239,7 +240,11 @@ public final class Simulation {
    * it would otherwise wait forever for a scheduler that only this thread runs.
    */
   public Result run() {
-    return LoamThreads.callAs("simulation seed=" + seed, this::blockingRefused, this::runPhases);
+    try {
+      return LoamThreads.callAs("simulation seed=" + seed, this::blockingRefused, this::runPhases);
+    } finally {
+      cluster.deleteDiskCaches();
+    }
   }
 
   private void blockingRefused(RuntimeException e) {
@@ -308,6 +313,7 @@ public final class Simulation {
     if (config.encrypted()) {
       ctx.put("walObjectsSealed", sealedWalObjects());
     }
+    cluster.countDiskCacheReads();
     ctx.put("appends", (long) history.appends().size());
     ctx.put("acked", history.appends().stream().filter(a -> a.acked() != null).count());
     ctx.put(
