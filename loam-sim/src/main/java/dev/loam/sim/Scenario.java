@@ -76,6 +76,8 @@ record Scenario(
             ? new SimReplica.Lag(
                 plan.nextInt(41), plan.nextDouble() * 0.002, 200 + plan.nextInt(2_800))
             : SimReplica.Lag.none();
+    // Drawn after the lag, for the same reason: several commit proposals in flight per writer.
+    settings = settings.withCommitsInFlight(1 + plan.nextInt(4));
     return new Scenario(sf, mf, tailCache, ownership, settings, express, lag);
   }
 
@@ -90,6 +92,8 @@ record Scenario(
         + settings.standardFlushInterval().toMillis()
         + "ms inFlight="
         + settings.maxObjectsInFlight()
+        + " commitsInFlight="
+        + settings.maxCommitsInFlight()
         + " tailCache="
         + tailCache
         + " liveness="
