@@ -14,8 +14,12 @@ import java.util.Objects;
  * @param standardFlushInterval how long standard-class appends wait to share a WAL object (250 ms)
  * @param expressFlushInterval the same for express (5 ms)
  * @param walObjectMaxBytes a WAL object is flushed early once it reaches this size (8 MiB)
- * @param maxObjectsInFlight WAL objects of one class being written at once (4); their commits go in
- *     order, one proposal at a time, the objects whose PUTs are done together in one proposal
+ * @param maxObjectsInFlight WAL objects of one class being written or committed at once (4); the
+ *     objects whose PUTs are done are proposed together, oldest first, in one proposal
+ * @param maxCommitsInFlight commit proposals of one class with the metastore at once (4; never more
+ *     than maxObjectsInFlight in effect): a proposal goes out while earlier ones are unanswered
+ *     only if it writes no partition they write, and every append hears its answer in submission
+ *     order (docs/design/write-path.md "Several commits in flight"); 1 sends one at a time
  * @param commitBudget no new PUT or commit attempt starts this long after the object's ULID time
  *     (60 s, stream-engine.txt §3)
  * @param maxBufferedBytes appends beyond this many unflushed bytes fail UNAVAILABLE (backpressure)
@@ -51,6 +55,7 @@ public record NodeSettings(
     Duration expressFlushInterval,
     int walObjectMaxBytes,
     int maxObjectsInFlight,
+    int maxCommitsInFlight,
     Duration commitBudget,
     long maxBufferedBytes,
     long tailCacheBytes,
@@ -81,6 +86,10 @@ public record NodeSettings(
         maxObjectsInFlight >= 1 && maxObjectsInFlight <= 64,
         "maxObjectsInFlight",
         maxObjectsInFlight);
+    require(
+        maxCommitsInFlight >= 1 && maxCommitsInFlight <= 64,
+        "maxCommitsInFlight",
+        maxCommitsInFlight);
     require(positive(commitBudget), "commitBudget", commitBudget);
     require(maxBufferedBytes >= walObjectMaxBytes, "maxBufferedBytes", maxBufferedBytes);
     require(tailCacheBytes >= 0, "tailCacheBytes", tailCacheBytes);
@@ -144,6 +153,11 @@ public record NodeSettings(
         .build();
   }
 
+  /** These settings with another number of commit proposals in flight per class. */
+  public NodeSettings withCommitsInFlight(int maxCommits) {
+    return toBuilder().maxCommitsInFlight(maxCommits).build();
+  }
+
   /** These settings with another commit budget. */
   public NodeSettings withCommitBudget(Duration budget) {
     return toBuilder().commitBudget(budget).build();
@@ -180,6 +194,7 @@ public record NodeSettings(
     private Duration expressFlushInterval = Duration.ofMillis(5);
     private int walObjectMaxBytes = 8 << 20;
     private int maxObjectsInFlight = 4;
+    private int maxCommitsInFlight = 4;
     private Duration commitBudget = Duration.ofSeconds(60);
     private long maxBufferedBytes = 64L << 20;
     private long tailCacheBytes = 64L << 20;
@@ -206,6 +221,7 @@ public record NodeSettings(
       this.expressFlushInterval = s.expressFlushInterval;
       this.walObjectMaxBytes = s.walObjectMaxBytes;
       this.maxObjectsInFlight = s.maxObjectsInFlight;
+      this.maxCommitsInFlight = s.maxCommitsInFlight;
       this.commitBudget = s.commitBudget;
       this.maxBufferedBytes = s.maxBufferedBytes;
       this.tailCacheBytes = s.tailCacheBytes;
@@ -262,6 +278,12 @@ public record NodeSettings(
     /** Sets {@link NodeSettings#maxObjectsInFlight()}. */
     public Builder maxObjectsInFlight(int maxObjectsInFlight) {
       this.maxObjectsInFlight = maxObjectsInFlight;
+      return this;
+    }
+
+    /** Sets {@link NodeSettings#maxCommitsInFlight()}. */
+    public Builder maxCommitsInFlight(int maxCommitsInFlight) {
+      this.maxCommitsInFlight = maxCommitsInFlight;
       return this;
     }
 
@@ -365,6 +387,7 @@ public record NodeSettings(
           expressFlushInterval,
           walObjectMaxBytes,
           maxObjectsInFlight,
+          maxCommitsInFlight,
           commitBudget,
           maxBufferedBytes,
           tailCacheBytes,

@@ -53,11 +53,17 @@ import net.jqwik.api.statistics.Statistics;
  *       partition;
  *   <li>fetches return consecutive offsets from the requested one;
  *   <li>appends acknowledged as new records of one partition got offsets in submission order;
+ *   <li>a node's writer gives verdicts in submission order: no append of a durability class is
+ *       acknowledged before every older append of that class on that node has its verdict (an
+ *       object answered while an older one's outcome is unknown holds its acknowledgement);
  *   <li>every future of a live node completes (no lost verdicts or lost long-poll wakeups).
  * </ul>
  *
  * <p>Bursts of appends behind a slow PUT make the writer commit several objects in one proposal (a
- * CommitWalGroup), so the scripted commit faults also hit groups.
+ * CommitWalGroup), so the scripted commit faults also hit groups. Pipelines of appends over
+ * rotating partitions, with the first commit answered late, applied late with its answer lost,
+ * refused or lost, put several proposals in flight at once when the scenario allows more than one
+ * (the writer may pipeline only proposals over disjoint partitions).
  */
 class WritePathPropertyTest {
   private static final String NS = "ns";
@@ -107,6 +113,14 @@ class WritePathPropertyTest {
    */
   record Burst(int stream, int appends, int outage) implements Op {}
 
+  /**
+   * Appends not awaited, one WAL object each (a flush interval apart), each item a plain append to
+   * raw partition 0..2 or (3, 4) the next batch of producer 0 or 1; the first commit proposal gets
+   * {@code fault}: 0 none, 1 answered late, 2 applied late with its answer lost at once, 3 refused
+   * before logging, 4 lost before logging. Later proposals overtake it.
+   */
+  record Pipeline(int stream, List<Integer> items, int fault) implements Op {}
+
   record Crash() implements Op {}
 
   /**
@@ -130,6 +144,7 @@ class WritePathPropertyTest {
       List<StreamDef> streams,
       boolean smallObjects,
       int objectsInFlight,
+      int commitsInFlight,
       long tailCacheBytes,
       List<Op> ops) {}
 
@@ -198,6 +213,13 @@ class WritePathPropertyTest {
                             Tuple.of(1, 3),
                             Tuple.of(2, 4)))
                     .as(Burst::new)),
+            Tuple.of(
+                6,
+                Combinators.combine(
+                        raw,
+                        Arbitraries.integers().between(0, 4).list().ofMinSize(2).ofMaxSize(6),
+                        Arbitraries.integers().between(0, 4))
+                    .as(Pipeline::new)),
             Tuple.of(3, Arbitraries.just(new Crash())),
             Tuple.of(2, Arbitraries.just(new Takeover())),
             Tuple.of(2, raw.map(ZombieAppend::new)),
@@ -205,6 +227,7 @@ class WritePathPropertyTest {
     return Combinators.combine(
             streams,
             bool,
+            Arbitraries.of(1, 4),
             Arbitraries.of(1, 4),
             Arbitraries.of(0L, 2048L, 64L << 20),
             op.list().ofMinSize(4).ofMaxSize(30))
@@ -220,6 +243,9 @@ class WritePathPropertyTest {
       }
       run.settle();
       run.verify();
+      run.verifyVerdictOrder();
+      Statistics.label("commit proposals unanswered at once")
+          .collect(run.meta.mostUnanswered() > 1 ? ">1" : "1");
       for (int size : run.meta.proposalSizes()) {
         Statistics.label("objects per commit proposal").collect(size == 1 ? "1" : ">1");
       }
@@ -258,6 +284,8 @@ class WritePathPropertyTest {
     boolean fencedAtSubmit;
 
     CompletableFuture<AppendResult> future;
+    // When the future completed, on the run's clock of verdicts (0: not yet).
+    volatile long verdictSeq;
     Verdict verdict = Verdict.PENDING;
     AppendResult result;
     Throwable error;
@@ -340,6 +368,8 @@ class WritePathPropertyTest {
     final List<Poll> polls = new ArrayList<>();
     final Map<Loc, String> observed = new HashMap<>();
     final List<String> trace = new ArrayList<>();
+    final java.util.concurrent.atomic.AtomicLong verdicts =
+        new java.util.concurrent.atomic.AtomicLong();
     LoamNode node;
     LoamNode zombie;
     int zombieIncarnation;
@@ -359,6 +389,7 @@ class WritePathPropertyTest {
               .withTailCacheBytes(sc.tailCacheBytes())
               .toBuilder();
       b.maxObjectsInFlight(sc.objectsInFlight());
+      b.maxCommitsInFlight(sc.commitsInFlight());
       if (sc.smallObjects()) {
         b.walObjectMaxBytes(1024);
       }
@@ -489,6 +520,8 @@ class WritePathPropertyTest {
           a.future = zombie.log().append(NS, a.stream, a.records);
           resolve(a, System.currentTimeMillis() + VERDICT_MS);
         }
+      } else if (op instanceof Pipeline pl) {
+        pipeline(pl);
       } else if (op instanceof Crash) {
         node.crash();
         crashed.add(incarnation);
@@ -521,6 +554,7 @@ class WritePathPropertyTest {
           producer == null
               ? log().append(NS, stream, records)
               : log().append(NS, stream, records, producer);
+      a.future.whenComplete((r, e) -> a.verdictSeq = verdicts.incrementAndGet());
       if (await) {
         resolve(a, System.currentTimeMillis() + VERDICT_MS);
       }
@@ -543,6 +577,26 @@ class WritePathPropertyTest {
             default -> FaultyMetastore.Fault.APPLIED_BUT_ANSWER_LOST;
           };
       meta.script(Collections.nCopies(6, f), FaultyMetastore.Fault.NONE);
+    }
+
+    void pipeline(Pipeline op) throws Exception {
+      FaultyMetastore.Fault first =
+          switch (op.fault()) {
+            case 1 -> FaultyMetastore.Fault.ANSWER_LATE;
+            case 2 -> FaultyMetastore.Fault.APPLIED_LATE_ANSWER_LOST;
+            case 3 -> FaultyMetastore.Fault.UNAVAILABLE_BEFORE_LOGGING;
+            case 4 -> FaultyMetastore.Fault.UNKNOWN_NOT_APPLIED;
+            default -> FaultyMetastore.Fault.NONE;
+          };
+      meta.script(List.of(first), FaultyMetastore.Fault.NONE);
+      for (int item : op.items()) {
+        if (item < 3) {
+          append(new Append(op.stream(), List.of(item), false, false));
+        } else {
+          idemAppend(new IdemAppend(item - 3, 1 + item, 0, false));
+        }
+        Thread.sleep(8); // past the 5 ms flush interval: the next append opens a new object
+      }
     }
 
     void append(Append op) throws Exception {
@@ -926,6 +980,35 @@ class WritePathPropertyTest {
                   + ") but got an earlier offset");
         }
       }
+    }
+
+    /**
+     * No append is acknowledged before an older append of the same node and durability class has
+     * its verdict. (Refusals the node gives before buffering complete at submission, so they are
+     * never later than a younger append's verdict.)
+     */
+    void verifyVerdictOrder() {
+      for (Attempt b : attempts) {
+        if (b.verdict != Verdict.ACKED) {
+          continue;
+        }
+        for (Attempt a : attempts) {
+          if (a.id >= b.id
+              || a.incarnation != b.incarnation
+              || a.fencedAtSubmit != b.fencedAtSubmit
+              || express(a) != express(b)) {
+            continue;
+          }
+          check(
+              a.verdictSeq != 0 && a.verdictSeq < b.verdictSeq,
+              b + " was acknowledged before the older " + a + " had its verdict");
+        }
+      }
+    }
+
+    private boolean express(Attempt a) {
+      int i = streamNames.indexOf(a.stream);
+      return i >= 0 && sc.streams().get(i).express();
     }
 
     private String producerOf(String value) {

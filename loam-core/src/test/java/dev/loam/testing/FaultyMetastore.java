@@ -9,12 +9,17 @@ import dev.loam.meta.command.CommitWalGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Wraps a real metastore and injects failures into commit proposals (CommitWal and CommitWalGroup,
  * one fault per proposal, so a group shares one fate): refuse before logging (UNAVAILABLE), or
- * apply and then lose the answer (OUTCOME_UNKNOWN), as a timed-out Raft proposal would. Records
- * every CommitWal it forwarded (a group's members one by one) and the size of every proposal.
+ * apply and then lose the answer (OUTCOME_UNKNOWN), as a timed-out Raft proposal would; or reorder
+ * proposals in flight together: answer late (later proposals are answered first), or apply late and
+ * lose the answer at once (later proposals are applied first, as a Raft entry that commits after
+ * its client timed out). Records every CommitWal it forwarded (a group's members one by one), the
+ * size of every proposal and the most proposals that were unanswered at once.
  */
 public final class FaultyMetastore extends ForwardingMetastore {
   /** What to do with one CommitWal proposal. */
@@ -22,13 +27,22 @@ public final class FaultyMetastore extends ForwardingMetastore {
     NONE,
     UNAVAILABLE_BEFORE_LOGGING,
     APPLIED_BUT_ANSWER_LOST,
-    UNKNOWN_NOT_APPLIED
+    UNKNOWN_NOT_APPLIED,
+    ANSWER_LATE,
+    APPLIED_LATE_ANSWER_LOST
   }
+
+  /**
+   * How late {@link Fault#ANSWER_LATE} answers and {@link Fault#APPLIED_LATE_ANSWER_LOST} applies.
+   */
+  public static final long LATE_MILLIS = 60;
 
   private final List<Fault> script = new ArrayList<>();
   private Fault afterScript = Fault.NONE;
   private final List<CommitWal> forwarded = new ArrayList<>();
   private final List<Integer> proposalSizes = new ArrayList<>();
+  private int unanswered;
+  private int mostUnanswered;
 
   public FaultyMetastore(Metastore delegate) {
     super(delegate);
@@ -51,6 +65,11 @@ public final class FaultyMetastore extends ForwardingMetastore {
     return List.copyOf(proposalSizes);
   }
 
+  /** The most commit proposals that were made and not yet answered at one time. */
+  public synchronized int mostUnanswered() {
+    return mostUnanswered;
+  }
+
   private synchronized Fault next() {
     return script.isEmpty() ? afterScript : script.remove(0);
   }
@@ -68,8 +87,35 @@ public final class FaultyMetastore extends ForwardingMetastore {
     synchronized (this) {
       proposalSizes.add(members.size());
     }
+    synchronized (this) {
+      mostUnanswered = Math.max(mostUnanswered, ++unanswered);
+    }
+    return faulted(command, members)
+        .whenComplete(
+            (a, e) -> {
+              synchronized (this) {
+                unanswered--;
+              }
+            });
+  }
+
+  private CompletableFuture<Applied> faulted(Command command, List<CommitWal> members) {
     Fault f = next();
+    Executor late = CompletableFuture.delayedExecutor(LATE_MILLIS, TimeUnit.MILLISECONDS);
     switch (f) {
+      case ANSWER_LATE:
+        synchronized (this) {
+          forwarded.addAll(members);
+        }
+        return delegate.propose(command).thenApplyAsync(a -> a, late);
+      case APPLIED_LATE_ANSWER_LOST:
+        synchronized (this) {
+          forwarded.addAll(members);
+        }
+        late.execute(() -> delegate.propose(command));
+        return CompletableFuture.failedFuture(
+            new LoamException(
+                LoamException.Kind.OUTCOME_UNKNOWN, "injected: timed out, applied later"));
       case UNAVAILABLE_BEFORE_LOGGING:
         return CompletableFuture.failedFuture(
             new LoamException(LoamException.Kind.UNAVAILABLE, "injected: leader unavailable"));

@@ -77,7 +77,9 @@ record Scenario(
             ? new SimReplica.Lag(
                 plan.nextInt(41), plan.nextDouble() * 0.002, 200 + plan.nextInt(2_800))
             : SimReplica.Lag.none();
-    // After the lag, for the same reason: one seed in three reads through a disk cache per node.
+    // Drawn after the lag, for the same reason: several commit proposals in flight per writer.
+    settings = settings.withCommitsInFlight(1 + plan.nextInt(4));
+    // Then, for the same reason again: one seed in three reads through a disk cache per node.
     boolean diskCache = plan.nextInt(3) == 0;
     return new Scenario(sf, mf, tailCache, ownership, settings, express, lag, diskCache);
   }
@@ -93,6 +95,8 @@ record Scenario(
         + settings.standardFlushInterval().toMillis()
         + "ms inFlight="
         + settings.maxObjectsInFlight()
+        + " commitsInFlight="
+        + settings.maxCommitsInFlight()
         + " tailCache="
         + tailCache
         + " liveness="

@@ -81,6 +81,14 @@ public final class SimMetastore implements Metastore {
     public long groupedObjects;
     public long groupFaults;
 
+    /**
+     * WAL commit proposals made while another of the same node was unanswered, and how many of
+     * them, or of the proposals they overtook, a fault or a delay hit.
+     */
+    public long pipelined;
+
+    public long pipelinedFaults;
+
     @Override
     public String toString() {
       return "proposals="
@@ -104,7 +112,11 @@ public final class SimMetastore implements Metastore {
           + " groupedObjects="
           + groupedObjects
           + " groupFaults="
-          + groupFaults;
+          + groupFaults
+          + " pipelined="
+          + pipelined
+          + " pipelinedFaults="
+          + pipelinedFaults;
     }
   }
 
@@ -120,6 +132,8 @@ public final class SimMetastore implements Metastore {
   private final long maxFutureStampMillis;
   private final java.util.List<SimReplica> replicas = new java.util.ArrayList<>();
   private boolean faultsEnabled = true;
+  // Per node id, its WAL commit proposals not yet answered, and whether a fault hit one of them.
+  private final java.util.Map<String, int[]> unansweredCommits = new java.util.HashMap<>();
   private boolean closed;
 
   /** Bumped by a leader change; an answer scheduled under an older term is lost. */
@@ -227,6 +241,9 @@ public final class SimMetastore implements Metastore {
         stats.groupFaults++;
       }
     }
+    if (command instanceof CommitWalGroup || command instanceof dev.loam.meta.command.CommitWal) {
+      trackCommit(command.origin().nodeId(), f, fault != 0 || latency > 5);
+    }
     int f0 = fault;
     long t = term;
     scheduler.schedule(
@@ -248,6 +265,29 @@ public final class SimMetastore implements Metastore {
         latency,
         TimeUnit.MILLISECONDS);
     return f;
+  }
+
+  // Counts a WAL commit proposal made while others of its node are unanswered (pipelined), and a
+  // fault or delay among proposals in flight together (pipelinedFaults).
+  private void trackCommit(String node, CompletableFuture<Applied> answer, boolean faulted) {
+    int[] open = unansweredCommits.computeIfAbsent(node, k -> new int[2]);
+    if (open[0] > 0) {
+      stats.pipelined++;
+      if (faulted || open[1] > 0) {
+        stats.pipelinedFaults++;
+      }
+    }
+    open[0]++;
+    if (faulted) {
+      open[1]++;
+    }
+    answer.whenComplete(
+        (a, e) -> {
+          open[0]--;
+          if (faulted) {
+            open[1]--;
+          }
+        });
   }
 
   /** The proposal reached the leader: check its stamp, log and apply it, answer. */

@@ -497,5 +497,7 @@ public final class Simulation {
     ctx.put("meta.commitGroups", meta.stats().commitGroups);
     ctx.put("meta.groupedObjects", meta.stats().groupedObjects);
     ctx.put("meta.groupFaults", meta.stats().groupFaults);
+    ctx.put("meta.pipelined", meta.stats().pipelined);
+    ctx.put("meta.pipelinedFaults", meta.stats().pipelinedFaults);
   }
 }

@@ -133,6 +133,26 @@ class ClusterSimTest {
     assertThat(faulted).isGreaterThan(0L);
   }
 
+  /**
+   * Several commit proposals per writer are in flight under the fault model: within the first
+   * seeds, some node proposes a commit while another of its commits is unanswered and a fault or a
+   * delay hits one of them (a delayed proposal is applied after later ones), and the invariants (no
+   * acknowledged loss, dense offsets, no record twice, read-your-writes) still hold.
+   */
+  @Example
+  void pipelinedCommitsAreFaultedAndTheInvariantsHold() {
+    long pipelined = 0;
+    long faulted = 0;
+    for (long seed = 1; seed <= 40 && faulted == 0; seed++) {
+      Simulation.Result r = Simulation.run(seed);
+      check(r);
+      pipelined += r.counts().getOrDefault("meta.pipelined", 0L);
+      faulted += r.counts().getOrDefault("meta.pipelinedFaults", 0L);
+    }
+    assertThat(pipelined).isGreaterThan(0L);
+    assertThat(faulted).isGreaterThan(0L);
+  }
+
   /** Replays {@code -Dloam.sim.seed=N} (a fixed seed when none is given). */
   @Example
   void replay() {

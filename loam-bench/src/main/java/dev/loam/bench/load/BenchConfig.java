@@ -23,6 +23,8 @@ import java.util.Map;
  * @param inFlight appends in flight per producer
  * @param walObjectBytes the node's WAL object size limit, or 0 for the default (8 MiB)
  * @param objectsInFlight WAL objects a node writes at once, or 0 for the default (4)
+ * @param commitsInFlight WAL commit proposals a node's writer has with the metastore at once, or 0
+ *     for the default (4)
  * @param store the object store URI, or null for a temp filesystem directory
  * @param coCorrection {@code intended} (latency from each append's scheduled send time) or {@code
  *     expected-interval} (HdrHistogram's recordValueWithExpectedInterval on the latency from the
@@ -46,6 +48,7 @@ public record BenchConfig(
     int inFlight,
     int walObjectBytes,
     int objectsInFlight,
+    int commitsInFlight,
     String store,
     String zoneStore,
     LatencyModel.Profile latency,
@@ -68,11 +71,13 @@ public record BenchConfig(
         || inFlight < 1
         || (walObjectBytes != 0 && walObjectBytes < 1024)
         || objectsInFlight < 0
-        || objectsInFlight > 64) {
+        || objectsInFlight > 64
+        || commitsInFlight < 0
+        || commitsInFlight > 64) {
       throw new IllegalArgumentException(
           "options out of range (producers>=1, consumers>=0, record-bytes>=8, partitions>=1,"
               + " nodes 1..5, records-per-append>=1, in-flight>=1, wal-object-bytes>=1024,"
-              + " objects-in-flight 1..64)");
+              + " objects-in-flight 1..64, commits-in-flight 1..64)");
     }
     if (durabilityClass == DurabilityClass.QUORUM) {
       throw new IllegalArgumentException("the quorum class is not implemented by Loam yet");
@@ -120,6 +125,7 @@ public record BenchConfig(
         0,
         100,
         64,
+        0,
         0,
         0,
         null,
@@ -179,12 +185,13 @@ public record BenchConfig(
         transport,
         recordsPerAppend,
         inFlight,
-        walObjectBytes == 0 && objectsInFlight == 0
-            ? ""
-            : " wal-object-bytes="
-                + (walObjectBytes == 0 ? 8 << 20 : walObjectBytes)
-                + " objects-in-flight="
-                + (objectsInFlight == 0 ? 4 : objectsInFlight),
+        (walObjectBytes == 0 && objectsInFlight == 0
+                ? ""
+                : " wal-object-bytes="
+                    + (walObjectBytes == 0 ? 8 << 20 : walObjectBytes)
+                    + " objects-in-flight="
+                    + (objectsInFlight == 0 ? 4 : objectsInFlight))
+            + (commitsInFlight == 0 ? "" : " commits-in-flight=" + commitsInFlight),
         duration.toSeconds(),
         warmup.toSeconds(),
         compression,
@@ -213,6 +220,7 @@ public record BenchConfig(
     m.put("in_flight_per_producer", inFlight);
     m.put("wal_object_max_bytes", walObjectBytes == 0 ? 8 << 20 : walObjectBytes);
     m.put("wal_objects_in_flight", objectsInFlight == 0 ? 4 : objectsInFlight);
+    m.put("wal_commits_in_flight", commitsInFlight == 0 ? 4 : commitsInFlight);
     m.put("store", store == null ? "temp filesystem dir" : store);
     if (durabilityClass == DurabilityClass.EXPRESS) {
       m.put("zone_store", zoneStore.equals("mem") ? "in-memory" : "temp filesystem dirs");
@@ -246,6 +254,7 @@ public record BenchConfig(
         inFlight,
         walObjectBytes,
         objectsInFlight,
+        commitsInFlight,
         store,
         zoneStore,
         latency,
@@ -275,6 +284,7 @@ public record BenchConfig(
         inFlight,
         walObjectBytes,
         objectsInFlight,
+        commitsInFlight,
         store,
         zoneStore,
         lat,
@@ -282,6 +292,57 @@ public record BenchConfig(
         seed,
         compression,
         payload);
+  }
+
+  /** This scenario with {@code k} commit proposals in flight per writer, named {@code n}. */
+  BenchConfig withCommitsInFlight(int k, String n) {
+    return new BenchConfig(
+        n,
+        producers,
+        consumers,
+        recordBytes,
+        keys,
+        partitions,
+        nodes,
+        transport,
+        rate,
+        duration,
+        warmup,
+        durabilityClass,
+        flushMillis,
+        recordsPerAppend,
+        inFlight,
+        walObjectBytes,
+        objectsInFlight,
+        k,
+        store,
+        zoneStore,
+        latency,
+        coCorrection,
+        seed,
+        compression,
+        payload);
+  }
+
+  /** The values of {@code --commits-in-flight}: a comma-separated list of 1..64, no repeats. */
+  static List<Integer> commitsInFlight(String text) {
+    List<Integer> out = new ArrayList<>();
+    for (String part : text.split(",", -1)) {
+      int k;
+      try {
+        k = Integer.parseInt(part.strip());
+      } catch (NumberFormatException e) {
+        throw new UsageException(
+            "--commits-in-flight", "is a comma-separated list of 1..64, got " + text, e);
+      }
+      if (k < 1 || k > 64 || out.contains(k)) {
+        throw new UsageException(
+            "--commits-in-flight",
+            "is a comma-separated list of distinct values 1..64, got " + text);
+      }
+      out.add(k);
+    }
+    return out;
   }
 
   /** The command line, parsed. */
@@ -412,6 +473,14 @@ public record BenchConfig(
           Values.integer(1, 64),
           "4",
           "WAL objects a node writes at once");
+  static final Flag<String> COMMITS_IN_FLIGHT =
+      CMD.optional(
+          "--commits-in-flight",
+          "N[,N...]",
+          Values.nonBlank(),
+          "4",
+          "WAL commit proposals a node's writer has with the metastore at once; several values run"
+              + " the scenario once per value, interleaved within each run");
   static final Flag<String> STORE =
       CMD.optional(
           "--store",
@@ -570,6 +639,7 @@ public record BenchConfig(
               a.get(IN_FLIGHT),
               a.given(WAL_OBJECT_BYTES) ? a.get(WAL_OBJECT_BYTES) : D.walObjectBytes,
               a.given(OBJECTS_IN_FLIGHT) ? a.get(OBJECTS_IN_FLIGHT) : D.objectsInFlight,
+              D.commitsInFlight,
               a.get(STORE),
               a.get(ZONE_STORE),
               a.given(LATENCY) ? a.get(LATENCY) : D.latency,
@@ -587,6 +657,19 @@ public record BenchConfig(
       scenarios.addAll(baseline(base, rate));
     } else {
       scenarios.add(base);
+    }
+    if (a.given(COMMITS_IN_FLIGHT)) {
+      List<Integer> ks = commitsInFlight(a.get(COMMITS_IN_FLIGHT));
+      List<BenchConfig> perK = new ArrayList<>();
+      for (BenchConfig sc : scenarios) {
+        for (int k : ks) {
+          perK.add(
+              ks.size() == 1
+                  ? sc.withCommitsInFlight(k, sc.name())
+                  : sc.withCommitsInFlight(k, sc.name() + "-k" + k));
+        }
+      }
+      scenarios = perK;
     }
     return new Options(
         List.copyOf(scenarios),

@@ -143,6 +143,9 @@ final class LoadRun {
                 c.walObjectBytes() > 0 ? c.walObjectBytes() : settings.walObjectMaxBytes(),
                 c.objectsInFlight() > 0 ? c.objectsInFlight() : settings.maxObjectsInFlight());
       }
+      if (c.commitsInFlight() > 0) {
+        settings = settings.withCommitsInFlight(c.commitsInFlight());
+      }
       List<LoamNode> nodes = new ArrayList<>();
       List<RatisMetastore> metastores = new ArrayList<>();
       List<LoamHttpServer> servers = new ArrayList<>();

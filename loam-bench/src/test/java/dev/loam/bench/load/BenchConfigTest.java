@@ -3,9 +3,56 @@ package dev.loam.bench.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
+import java.util.stream.Collectors;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.constraints.UniqueElements;
 import org.junit.jupiter.api.Test;
 
 class BenchConfigTest {
+  @Test
+  void severalCommitsInFlightValuesRunTheScenarioOncePerValue() {
+    List<BenchConfig> s =
+        BenchConfig.parse(new String[] {"--commits-in-flight", "1,4"}).scenarios();
+    assertThat(s).extracting(BenchConfig::name).containsExactly("custom-k1", "custom-k4");
+    assertThat(s).extracting(BenchConfig::commitsInFlight).containsExactly(1, 4);
+    assertThat(s.get(1).describe()).contains("commits-in-flight=4");
+    assertThat(s.get(0).toJson()).containsEntry("wal_commits_in_flight", 1);
+    BenchConfig one =
+        BenchConfig.parse(new String[] {"--commits-in-flight", "2"}).scenarios().get(0);
+    assertThat(one.name()).isEqualTo("custom");
+    assertThat(one.commitsInFlight()).isEqualTo(2);
+    assertThat(BenchConfig.parse(new String[0]).scenarios().get(0).toJson())
+        .containsEntry("wal_commits_in_flight", 4);
+    for (String bad : List.of("0", "65", "1,,4", "4,4", "x", "")) {
+      assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--commits-in-flight", bad}))
+          .isInstanceOf(dev.loam.cli.UsageException.class)
+          .hasMessageStartingWith("--commits-in-flight: ");
+    }
+  }
+
+  @Property(tries = 200)
+  void anyListOfDistinctCommitsInFlightValuesParsesInOrder(
+      @ForAll @Size(min = 1, max = 5) @UniqueElements
+          List<@IntRange(min = 1, max = 64) Integer> ks) {
+    String text = ks.stream().map(String::valueOf).collect(Collectors.joining(","));
+    assertThat(BenchConfig.commitsInFlight(text)).isEqualTo(ks);
+  }
+
+  @Property(tries = 200)
+  void aValueOutsideOneToSixtyFourIsRefusedNamingTheFlag(
+      @ForAll @IntRange(min = -1000, max = 1000) int k) {
+    if (k >= 1 && k <= 64) {
+      return;
+    }
+    assertThatThrownBy(() -> BenchConfig.commitsInFlight("1," + k))
+        .isInstanceOf(dev.loam.cli.UsageException.class)
+        .hasMessageContaining("--commits-in-flight");
+  }
+
   @Test
   void walObjectOptionsAreParsedDescribedAndReported() {
     BenchConfig c =

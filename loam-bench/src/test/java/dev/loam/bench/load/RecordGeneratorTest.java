@@ -35,6 +35,7 @@ class RecordGeneratorTest {
         d.inFlight(),
         d.walObjectBytes(),
         d.objectsInFlight(),
+        d.commitsInFlight(),
         d.store(),
         d.zoneStore(),
         d.latency(),

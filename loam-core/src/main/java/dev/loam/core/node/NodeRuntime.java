@@ -202,6 +202,7 @@ public final class NodeRuntime {
               interval,
               settings.walObjectMaxBytes(),
               settings.maxObjectsInFlight(),
+              settings.maxCommitsInFlight(),
               settings.maxBufferedBytes(),
               settings.commitBudget(),
               settings.retryBackoffInitial(),

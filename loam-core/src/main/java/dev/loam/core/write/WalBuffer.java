@@ -27,16 +27,25 @@ final class WalBuffer {
       remaining = n;
     }
 
-    /** Records the verdict of batch {@code index}; completes the future with the last one. */
-    void resolve(int index, BatchAck ack) {
-      boolean done;
+    /**
+     * Records the verdict of batch {@code index}; the future completes on {@link #completeIfDone}
+     * once every batch has one, so that a buffer's submissions can complete in submission order.
+     */
+    synchronized void record(int index, BatchAck ack) {
+      acks[index] = ack;
+      remaining--;
+    }
+
+    /** Completes the future if every batch has its verdict (a second call does nothing). */
+    void completeIfDone() {
+      List<BatchAck> all;
       synchronized (this) {
-        acks[index] = ack;
-        done = --remaining == 0;
+        if (remaining != 0) {
+          return;
+        }
+        all = List.of(acks);
       }
-      if (done) {
-        future.complete(List.of(acks));
-      }
+      future.complete(all);
     }
   }
 

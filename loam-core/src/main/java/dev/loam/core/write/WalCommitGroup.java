@@ -14,11 +14,11 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One commit proposal in flight on a {@link WalWriter}: the oldest written objects, in order. Each
- * attempt proposes the members still within their commit budget (a CommitWal for one, a
+ * One commit proposal in flight on a {@link WalWriter}: a run of written objects, in seal order.
+ * Each attempt proposes the members still within their commit budget (a CommitWal for one, a
  * CommitWalGroup for more: one proposal, one fsync, one fate); an answer reaches every member at
  * once, and an unknown outcome marks every member unknown. The members leave as they get their
- * verdicts; the writer forms the next group once all have.
+ * verdicts; the writer may have other groups in flight, over other partitions.
  */
 final class WalCommitGroup {
   private final WalWriter writer;
@@ -100,7 +100,7 @@ final class WalCommitGroup {
             (applied, e) -> {
               writer.stats.recordCommit(writer.clock.millis() - t0);
               if (e == null) {
-                // Still "proposing" until the verdicts are claimed (markDone): a concurrent
+                // Still "proposing" until the verdicts are decided (WalWriter.decide): a concurrent
                 // abandon() must not call an applied commit "nothing appended".
                 answer(proposing, applied);
                 return;

@@ -14,6 +14,7 @@ import dev.loam.meta.command.Outcome.BatchResult;
 import dev.loam.spi.store.ObjectExistsException;
 import dev.loam.wal.ulid.Ulid;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +22,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One WAL object in flight on its {@link WalWriter}: builds it, PUTs it with create-if-absent
  * (retried with the same key while the commit budget lasts), and, once its commit proposal (made by
- * a {@link WalCommitGroup}) is answered, hands every batch its verdict. It records what is known
- * about the object's fate so that a failure is reported as "nothing was appended" only when no
- * attempt can have committed it, and as {@link CommitUnknownException} otherwise.
+ * a {@link WalCommitGroup}) is answered, gives every batch its verdict, which the writer releases
+ * once every older object's is released. It records what is known about the object's fate so that a
+ * failure is reported as "nothing was appended" only when no attempt can have committed it, and as
+ * {@link CommitUnknownException} otherwise.
  */
 final class WalFlight {
   private static final Logger log = LoggerFactory.getLogger(WalFlight.class);
@@ -42,6 +44,8 @@ final class WalFlight {
   volatile boolean proposing;
   // The flight has its verdict (first one wins; later answers are ignored). Guarded by the writer.
   boolean done;
+  // The verdict, held until every older flight's is released. Guarded by the writer.
+  Runnable verdict;
   // Guarded by the writer.
   boolean written;
   boolean committing;
@@ -154,11 +158,13 @@ final class WalFlight {
   }
 
   private void distribute(long index, Outcome.WalCommitted wc) {
+    writer.decide(this, () -> acknowledge(index, wc));
+  }
+
+  // Runs when the writer releases this flight's verdict, after every older flight's.
+  private void acknowledge(long index, Outcome.WalCommitted wc) {
     // Counted before any append hears its answer, so a caller reading the stats after its
     // acknowledgement sees the flush that carried it.
-    if (!markDone()) {
-      return;
-    }
     writer.stats.recordFlush(
         buffer.slots.size(), buffer.bytes, writer.clock.millis() - startMillis);
     CommitWal.ChunkCommit[] chunks = plan.chunks();
@@ -168,32 +174,44 @@ final class WalFlight {
       for (int j = 0; j < slotOf[c].length; j++) {
         Slot s = buffer.slots.get(slotOf[c][j]);
         long byteOffset = chunks[c].batches().get(j).byteOffset();
-        s.owner().resolve(s.index(), new BatchAck(results.get(j), index, key, byteOffset));
+        s.owner().record(s.index(), new BatchAck(results.get(j), index, key, byteOffset));
       }
     }
-    writer.finished(this);
+    // Chunks are in partition order; the appends complete in the order they were submitted.
+    for (Slot s : buffer.slots) {
+      s.owner().completeIfDone();
+    }
   }
 
   /** Fails every batch of this object with {@code e}, unless it already has its verdict. */
   void fail(Throwable e) {
-    if (!markDone()) {
-      return;
-    }
-    log.warn("WAL flush failed object={}: {}", key, e.getMessage());
-    buffer.failAll(e);
-    writer.finished(this);
+    writer.decide(
+        this,
+        () -> {
+          log.warn("WAL flush failed object={}: {}", key, e.getMessage());
+          buffer.failAll(e);
+        });
   }
 
-  /** Claims the verdict; false if this flight already has one. */
-  private boolean markDone() {
-    synchronized (writer) {
-      if (done) {
-        return false;
-      }
-      done = true;
-      return true;
+  /** Adds the (stream, partition) of every chunk of this object to {@code into}. */
+  void partitionsInto(Set<PartitionRef> into) {
+    for (CommitWal.ChunkCommit c : plan.chunks()) {
+      into.add(new PartitionRef(c.streamId(), c.partition()));
     }
   }
+
+  /** Whether some chunk of this object writes a partition in {@code busy}. */
+  boolean writesAny(Set<PartitionRef> busy) {
+    for (CommitWal.ChunkCommit c : plan.chunks()) {
+      if (busy.contains(new PartitionRef(c.streamId(), c.partition()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** One partition of one stream. */
+  record PartitionRef(long streamId, int partition) {}
 
   /** The CommitWal of this object, stamped with {@code origin}. */
   CommitWal command(Origin origin) {

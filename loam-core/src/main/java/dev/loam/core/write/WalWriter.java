@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,22 +30,27 @@ import java.util.random.RandomGenerator;
  * with create-if-absent, proposes one CommitWal, and completes each submission with its batches'
  * offsets.
  *
- * <p>Up to {@code maxObjectsInFlight} objects are PUT at once, but one commit proposal is with the
- * metastore at a time, and it carries the oldest objects: when the oldest object's PUT is done, it
- * is proposed together with the objects after it whose PUTs are also done, in order, as one
- * CommitWalGroup (one proposal, one fsync, one fate; a lone object goes as a CommitWal). So a
- * node's commits reach the sequencer in submission order (an idempotent producer's sequences stay
- * in order). A PUT or commit whose outcome is unknown is retried with the same keys (the sequencer
- * dedupes by object path) while each object's commit budget after its ULID time lasts: an object
- * whose budget runs out leaves the group and fails on its own, with {@link CommitUnknownException}
- * if its commit may have happened, never silently. Thread-safe: {@link #submit} may be called from
- * any thread; the flush steps run on the scheduler.
+ * <p>Up to {@code maxObjectsInFlight} objects are PUT at once, and up to {@code maxCommitsInFlight}
+ * commit proposals are with the metastore at once. Objects are proposed in seal order: when the
+ * oldest object not yet proposed has its PUT done, it is proposed together with the objects after
+ * it whose PUTs are also done, as one CommitWalGroup (one proposal, one fsync, one fate; a lone
+ * object goes as a CommitWal). While earlier proposals are unanswered, a new one takes only objects
+ * that write none of their partitions, so whatever order the metastore applies in-flight proposals
+ * in (a refused one retried after a later one landed), each partition's commits from this node
+ * reach the sequencer in submission order (an idempotent producer's sequences stay in order).
+ * Verdicts are released in submission order: an object answered while an older one is unanswered
+ * (its outcome unknown and being retried) holds its verdict until the older one has its own. A PUT
+ * or commit whose outcome is unknown is retried with the same keys (the sequencer dedupes by object
+ * path) while each object's commit budget after its ULID time lasts: an object whose budget runs
+ * out leaves its group and fails on its own, with {@link CommitUnknownException} if its commit may
+ * have happened, never silently. Thread-safe: {@link #submit} may be called from any thread; the
+ * flush steps run on the scheduler.
  *
  * <p>The parts: {@link WalBuffer} holds the batches of one future object, {@link WalObjectPlan}
  * lays them out as an object and its CommitWal, {@link WalFlight} PUTs it and hands out the
- * verdicts, {@link WalCommitGroup} proposes the commit of the oldest written objects, and {@link
- * WriteRetry} keeps the backoff and the budget. This class owns the buffers, the in-flight window
- * and the order of commits, and is the lock every part synchronises on.
+ * verdicts, {@link WalCommitGroup} proposes the commit of a run of written objects, and {@link
+ * WriteRetry} keeps the backoff and the budget. This class owns the buffers, the in-flight window,
+ * the order of commits and the order of verdicts, and is the lock every part synchronises on.
  */
 public final class WalWriter {
   /** Per batch, the sequencer's verdict and the index the commit was applied at. */
@@ -68,14 +75,19 @@ public final class WalWriter {
   final RandomGenerator sealingRandom;
 
   private final int maxObjectsInFlight;
+  private final int maxCommitsInFlight;
 
   // Guarded by this.
   private WalBuffer current = new WalBuffer();
   private final ArrayDeque<WalBuffer> sealed = new ArrayDeque<>();
-  // Objects being written or committed, oldest first; only a prefix of it is ever committing.
+  // Objects being written or committed or holding their verdict, oldest first; those committing
+  // are a prefix of the ones without a verdict.
   private final ArrayDeque<WalFlight> inFlight = new ArrayDeque<>();
-  // The group being proposed (or waiting out a retry backoff); null when none is.
-  private WalCommitGroup committing;
+  // The proposals with the metastore (or waiting out a retry backoff), oldest first.
+  private final List<WalCommitGroup> committing = new ArrayList<>();
+  // Verdicts released in order and not yet run; delivering while a thread runs them.
+  private final ArrayDeque<Runnable> deliveries = new ArrayDeque<>();
+  private boolean delivering;
   private long bufferedBytes;
   private boolean closed;
   // Set once by abandon(): no flight proposes a commit after it.
@@ -88,6 +100,7 @@ public final class WalWriter {
       Duration flushInterval,
       int maxObjectBytes,
       int maxObjectsInFlight,
+      int maxCommitsInFlight,
       long maxBufferedBytes,
       Duration commitBudget,
       Duration backoffInitial,
@@ -101,6 +114,7 @@ public final class WalWriter {
     this.flushInterval = flushInterval;
     this.maxObjectBytes = maxObjectBytes;
     this.maxObjectsInFlight = maxObjectsInFlight;
+    this.maxCommitsInFlight = maxCommitsInFlight;
     this.maxBufferedBytes = maxBufferedBytes;
     this.commitBudget = commitBudget;
     this.backoffInitial = backoffInitial;
@@ -197,46 +211,54 @@ public final class WalWriter {
   /**
    * Stops as a crash would (or a close whose flush timed out): everything not yet handed to the
    * store fails with UNAVAILABLE (never written, so never committed); objects in flight fail with
-   * {@link CommitUnknownException}, since their commit may still land. Acknowledged appends are
-   * unaffected by definition. Completing a future twice is harmless: the first verdict wins.
+   * {@link CommitUnknownException}, since their commit may still land. Verdicts already held
+   * (answered objects behind an older unanswered one) are released as they are, in order, before
+   * these failures. Acknowledged appends are unaffected by definition.
    */
-  public synchronized void abandon() {
-    closed = true;
-    abandoned = true;
-    LoamException e = new LoamException(Kind.UNAVAILABLE, "node stopped node=" + nodeId);
-    List<WalBuffer> all = new ArrayList<>(sealed);
-    all.add(current);
-    sealed.clear();
-    current = new WalBuffer();
-    for (WalBuffer b : all) {
-      if (b.timer != null) {
-        b.timer.cancel(false);
+  public void abandon() {
+    synchronized (this) {
+      closed = true;
+      abandoned = true;
+      for (WalFlight f : inFlight) {
+        if (f.done) {
+          continue; // its verdict is held or being released
+        }
+        String object = f.key == null ? "(not yet named)" : f.key;
+        // Only a flight that handed a commit to the metastore without hearing a definite answer
+        // may have committed; every other one never will (abandoned: it proposes nothing more).
+        Throwable e =
+            f.mayHaveCommitted()
+                ? new CommitUnknownException(
+                    "node stopped while a commit of a WAL object was unanswered node="
+                        + nodeId
+                        + " object="
+                        + object,
+                    null)
+                : new LoamException(
+                    Kind.UNAVAILABLE,
+                    "node stopped before the WAL object was committed; nothing was appended node="
+                        + nodeId
+                        + " object="
+                        + object);
+        f.done = true;
+        f.verdict = () -> f.buffer.failAll(e);
       }
-      bufferedBytes -= b.bytes;
-      b.failAll(e);
-    }
-    for (WalFlight f : inFlight) {
-      if (f.done) {
-        continue; // its verdicts are being given (acknowledged or failed) by its own thread
+      committing.clear();
+      releaseReady();
+      LoamException e = new LoamException(Kind.UNAVAILABLE, "node stopped node=" + nodeId);
+      List<WalBuffer> all = new ArrayList<>(sealed);
+      all.add(current);
+      sealed.clear();
+      current = new WalBuffer();
+      for (WalBuffer b : all) {
+        if (b.timer != null) {
+          b.timer.cancel(false);
+        }
+        bufferedBytes -= b.bytes;
+        deliveries.add(() -> b.failAll(e));
       }
-      String object = f.key == null ? "(not yet named)" : f.key;
-      // Only a flight that handed a commit to the metastore without hearing a definite answer may
-      // have committed; every other one never will (abandoned: it proposes nothing more).
-      f.buffer.failAll(
-          f.mayHaveCommitted()
-              ? new CommitUnknownException(
-                  "node stopped while a commit of a WAL object was unanswered node="
-                      + nodeId
-                      + " object="
-                      + object,
-                  null)
-              : new LoamException(
-                  Kind.UNAVAILABLE,
-                  "node stopped before the WAL object was committed; nothing was appended node="
-                      + nodeId
-                      + " object="
-                      + object));
     }
+    deliver();
   }
 
   private synchronized void sealIfCurrent(WalBuffer b) {
@@ -257,7 +279,7 @@ public final class WalWriter {
   }
 
   // Called with the lock held: starts sealed objects while fewer than the limit are in flight.
-  // Their PUTs run in parallel; commits go one at a time in seal order (see commitNext).
+  // Their PUTs run in parallel; commits go in seal order (see commitNext).
   private void pump() {
     while (inFlight.size() < maxObjectsInFlight && !sealed.isEmpty()) {
       WalBuffer b = sealed.poll();
@@ -267,43 +289,103 @@ public final class WalWriter {
     }
   }
 
-  // Called with the lock held: once no group is committing and the oldest object's PUT is done, it
-  // commits together with the written objects right after it, so a node's commits reach the
-  // sequencer in submission order (idempotent sequences stay in order).
+  // Called with the lock held: while fewer than maxCommitsInFlight proposals are out, the oldest
+  // written objects not yet proposed go out as the next proposal, together with the written ones
+  // right after them. Objects are proposed in seal order. While earlier proposals are unanswered,
+  // a new one takes only objects that write none of their partitions: the metastore may apply
+  // in-flight proposals in any order (a refused or lost one is retried after later ones landed),
+  // and offsets and producer sequences are per partition, so only proposals over disjoint
+  // partitions may overtake each other.
   private void commitNext() {
-    if (committing != null) {
-      return;
-    }
-    List<WalFlight> members = new ArrayList<>();
-    for (WalFlight f : inFlight) {
-      if (f.done) {
-        continue; // failed on its own (e.g. its build); its slot is being freed
+    while (committing.size() < maxCommitsInFlight) {
+      Set<WalFlight.PartitionRef> busy = new HashSet<>();
+      for (WalCommitGroup g : committing) {
+        for (WalFlight f : g.members) {
+          f.partitionsInto(busy);
+        }
       }
-      if (!f.written || f.committing || members.size() == CommitWalGroup.MAX_MEMBERS) {
-        break;
+      List<WalFlight> members = new ArrayList<>();
+      for (WalFlight f : inFlight) {
+        if (f.done || f.committing) {
+          continue; // has its verdict (held or being released), or is in an earlier proposal
+        }
+        if (!f.written
+            || members.size() == CommitWalGroup.MAX_MEMBERS
+            || (!busy.isEmpty() && f.writesAny(busy))) {
+          break;
+        }
+        members.add(f);
       }
-      members.add(f);
+      if (members.isEmpty()) {
+        return;
+      }
+      for (WalFlight f : members) {
+        f.committing = true;
+      }
+      WalCommitGroup g = new WalCommitGroup(this, members);
+      committing.add(g);
+      scheduler.execute(() -> g.commit(0));
     }
-    if (members.isEmpty()) {
-      return;
-    }
-    for (WalFlight f : members) {
-      f.committing = true;
-    }
-    WalCommitGroup g = new WalCommitGroup(this, members);
-    committing = g;
-    scheduler.execute(() -> g.commit(0));
   }
 
-  /** Frees the slot of {@code f}, which has its verdict, and starts what can start next. */
-  synchronized void finished(WalFlight f) {
-    bufferedBytes -= f.buffer.bytes;
-    inFlight.remove(f);
-    if (committing != null && committing.members.remove(f) && committing.members.isEmpty()) {
-      committing = null;
+  /**
+   * Gives {@code f} its verdict unless it has one (the first wins; false then). The verdict is held
+   * until every older flight's is released, so appends hear their answers in submission order: a
+   * later object acknowledged while an older one's outcome is unknown waits until that one is
+   * answered or its budget is spent.
+   */
+  boolean decide(WalFlight f, Runnable verdict) {
+    synchronized (this) {
+      if (f.done) {
+        return false;
+      }
+      f.done = true;
+      f.verdict = verdict;
+      for (WalCommitGroup g : committing) {
+        if (g.members.remove(f)) {
+          if (g.members.isEmpty()) {
+            committing.remove(g);
+          }
+          break;
+        }
+      }
+      releaseReady();
+      commitNext();
+      pump();
     }
-    commitNext();
-    pump();
+    deliver();
+    return true;
+  }
+
+  // Called with the lock held: frees the slots of the oldest flights that have their verdicts and
+  // queues those verdicts, oldest first.
+  private void releaseReady() {
+    while (!inFlight.isEmpty() && inFlight.peek().done) {
+      WalFlight f = inFlight.poll();
+      bufferedBytes -= f.buffer.bytes;
+      deliveries.add(f.verdict);
+    }
+  }
+
+  // Runs the queued verdicts in order, outside the lock, on one thread at a time.
+  private void deliver() {
+    while (true) {
+      Runnable next;
+      synchronized (this) {
+        if (delivering || deliveries.isEmpty()) {
+          return;
+        }
+        delivering = true;
+        next = deliveries.poll();
+      }
+      try {
+        next.run();
+      } finally {
+        synchronized (this) {
+          delivering = false;
+        }
+      }
+    }
   }
 
   /** Marks {@code f}'s PUT done and proposes its commit once the objects before it have theirs. */

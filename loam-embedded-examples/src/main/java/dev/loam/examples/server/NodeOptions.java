@@ -40,6 +40,7 @@ public record NodeOptions(
     int slots,
     String advertisedAddress,
     Duration flushInterval,
+    int commitsInFlight,
     Duration startTimeout,
     Duration livenessTimeout,
     Path faultFile,
@@ -76,6 +77,7 @@ public record NodeOptions(
     if (flushInterval != null) {
       s = s.withFlushInterval(flushInterval);
     }
+    s = s.withCommitsInFlight(commitsInFlight);
     return s.withIdentity(advertisedAddress, zone, slots);
   }
 
@@ -163,6 +165,13 @@ public record NodeOptions(
           Values.millis(1, 60_000),
           "250 standard, 5 express",
           "the WAL flush interval of standard and express streams");
+  static final Flag<Integer> COMMITS_IN_FLIGHT =
+      CMD.flag(
+          "--commits-in-flight",
+          "N",
+          Values.integer(1, 64),
+          NodeSettings.defaults().maxCommitsInFlight(),
+          "WAL commit proposals per durability class with the metastore at once (1: one at a time)");
   static final Flag<Integer> START_TIMEOUT_S =
       CMD.flag(
           "--start-timeout-s",
@@ -283,6 +292,7 @@ public record NodeOptions(
         a.get(SLOTS),
         advertised,
         a.get(FLUSH),
+        a.get(COMMITS_IN_FLIGHT),
         Duration.ofSeconds(a.get(START_TIMEOUT_S)),
         Duration.ofMillis(a.get(LIVENESS_TIMEOUT_MS)),
         a.get(FAULT_FILE),

@@ -116,9 +116,12 @@ class LoamNodeMainTest {
                 "http://lb.example:80",
                 "--flush-ms",
                 "20",
+                "--commits-in-flight",
+                "2",
                 "--host",
                 "10.0.0.5"));
     NodeSettings s = o.nodeSettings();
+    assertThat(s.maxCommitsInFlight()).isEqualTo(2);
     assertThat(s.zone()).isEqualTo("eu-1a");
     assertThat(s.slots()).isEqualTo(4);
     assertThat(s.advertisedAddress()).isEqualTo("http://lb.example:80");

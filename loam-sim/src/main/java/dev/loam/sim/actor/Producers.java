@@ -68,6 +68,29 @@ public final class Producers {
   private final Availability availability;
   private final List<Producer> producers = new ArrayList<>();
 
+  /** Plain appends through one node process to one stream, oldest first, still without verdict. */
+  private final java.util.Map<Via, java.util.ArrayDeque<History.Append>> unanswered =
+      new java.util.HashMap<>();
+
+  /** Per node process and partition, the greatest offset a new plain record was acknowledged at. */
+  private final java.util.Map<Via, Long> lastAcked = new java.util.HashMap<>();
+
+  /** A node process (compared by identity) and a stream, with a partition or -1. */
+  private record Via(Object node, String stream, int partition) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Via v
+          && v.node == node
+          && v.stream.equals(stream)
+          && v.partition == partition;
+    }
+
+    @Override
+    public int hashCode() {
+      return (System.identityHashCode(node) * 31 + stream.hashCode()) * 31 + partition;
+    }
+  }
+
   /**
    * @param workRandom the workload's stream, shared with the other clients in draw order
    */
@@ -115,12 +138,15 @@ public final class Producers {
     a.attempt(ctx.clock().nanos(), n.clock().offset().isZero());
     ctx.trace().add("append a=" + a.id() + " node=" + n.id() + " records=" + recs.size());
     ctx.opStarted();
+    Via via = new Via(n.node(), st.name(), -1);
+    unanswered.computeIfAbsent(via, k -> new java.util.ArrayDeque<>()).add(a);
     n.node()
         .log()
         .append(SimContext.NS, st.name(), recs)
         .whenComplete(
             (res, e) -> {
               ctx.opDone();
+              inSubmissionOrder(via, a, res);
               verdict(a, res, e);
             });
   }
@@ -254,6 +280,45 @@ public final class Producers {
             },
             50 + workRandom.nextInt(450),
             TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A node's writer answers in submission order, and gives one partition's new records offsets in
+   * that order (docs/design/write-path.md "Several commits in flight"): a plain append must not be
+   * acknowledged while an older one through the same node process to the same stream is still
+   * unanswered, nor at an offset below one an older append of its partition got.
+   */
+  private void inSubmissionOrder(Via via, History.Append a, AppendResult res) {
+    java.util.ArrayDeque<History.Append> q = unanswered.get(via);
+    if (res != null && q.peek() != a) {
+      checker.violation(
+          "append acknowledged before an older append through the same node a="
+              + a.id()
+              + " older="
+              + q.peek().id());
+    }
+    q.remove(a);
+    if (res == null || res.duplicate()) {
+      return;
+    }
+    for (AppendResult.RecordPosition pos : res.positions()) {
+      Via part = new Via(via.node(), via.stream(), pos.partition());
+      Long last = lastAcked.get(part);
+      if (last != null && pos.offset() <= last) {
+        checker.violation(
+            "append got an offset at or below an older append's in its partition a="
+                + a.id()
+                + " part="
+                + via.stream()
+                + "/"
+                + pos.partition()
+                + " offset="
+                + pos.offset()
+                + " older="
+                + last);
+      }
+      lastAcked.merge(part, pos.offset(), Math::max);
+    }
   }
 
   private void verdict(History.Append a, AppendResult res, Throwable e) {
