@@ -73,7 +73,10 @@ class QuorumSealIT {
         .nodeId("n" + i)
         .objectStore(store)
         .metastore(ms)
-        .settings(NodeSettings.defaults().withIdentity("http://n" + i, zones[i - 1], 1))
+        .settings(
+            NodeSettings.defaults().withIdentity("http://n" + i, zones[i - 1], 1).toBuilder()
+                .maintenanceInterval(Duration.ofMillis(200))
+                .build())
         .journalAddress("127.0.0.1:" + journalPort)
         .journalDir(dir.resolve("journal-n" + i))
         .journalMaxUnsealedBytes(TAIL)
@@ -202,6 +205,10 @@ class QuorumSealIT {
                 .nodeId("n0")
                 .objectStore(store)
                 .metastore(ms)
+                .settings(
+                    NodeSettings.defaults().toBuilder()
+                        .maintenanceInterval(Duration.ofMillis(200))
+                        .build())
                 .dataDir(dir.resolve("n0"))
                 .start();
         createStream(nodes);
@@ -250,6 +257,43 @@ class QuorumSealIT {
                         == 300);
         assertThat(purgedTo).isPositive();
         readAll(back, 300);
+
+        // Retention: the stream's owner trims the sealed segments in the offset index by the size
+        // rule like any stream's (the unsealed tail is never trimmed); a fetch below the new log
+        // start is out of range. The owner, like every stream's, is the node the ownership agent
+        // placed the stream on, which need not be a journal replica.
+        List<LoamNode> all = new ArrayList<>(nodes);
+        all.add(plain);
+        boolean updated = false;
+        for (LoamNode n : all) {
+          try {
+            get(
+                n.log()
+                    .updateStream(
+                        "ns", "q", dev.loam.api.StreamUpdate.none().withRetentionBytes(1_000_000)));
+            updated = true;
+            break;
+          } catch (java.util.concurrent.ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(dev.loam.api.NotOwnerException.class);
+          }
+        }
+        assertThat(updated).isTrue();
+        JournalNodeHostIT.await(
+            () -> ms.read(r -> r.partition(streamId(ms), 0)).orElseThrow().logStartOffset() > 0);
+        long logStart = ms.read(r -> r.partition(streamId(ms), 0)).orElseThrow().logStartOffset();
+        List<IndexEntry> kept = ms.read(r -> r.indexEntries(streamId(ms), 0, logStart, 10_000));
+        assertThat(kept.stream().mapToLong(IndexEntry::byteLength).sum())
+            .as("the size rule keeps at least the limit")
+            .isGreaterThanOrEqualTo(1_000_000);
+        assertThat(get(back.log().listOffset("ns", "q", 0, OffsetSpec.earliest())))
+            .isEqualTo(logStart);
+        assertThat(
+                QuorumStreamLogIT.failure(
+                    leader.log().fetch("ns", "q", 0, logStart - 1, 1024, Duration.ZERO)))
+            .isInstanceOf(dev.loam.api.OffsetOutOfRangeException.class);
+        FetchResult first = get(back.log().fetch("ns", "q", 0, logStart, 1024, Duration.ZERO));
+        assertThat(first.records().get(0).offset()).isEqualTo(logStart);
+        assertThat(first.logStartOffset()).isEqualTo(logStart);
       } finally {
         for (LoamNode n : nodes) {
           n.close();
