@@ -305,6 +305,8 @@ public final class LoamNode implements AutoCloseable {
     private java.security.SecureRandom keyRandom;
     private String journalAddress;
     private Path journalDir;
+    private long journalMaxUnsealedBytes;
+    private long journalSnapshotEntries;
 
     private Builder() {}
 
@@ -323,6 +325,27 @@ public final class LoamNode implements AutoCloseable {
     /** The journal server's directory; default {@code <dataDir>/journal}. */
     public Builder journalDir(Path dir) {
       this.journalDir = dir;
+      return this;
+    }
+
+    /**
+     * Per journal, the bound on the batch bytes not sealed into segments yet (default 256 MiB, at
+     * least 1 MiB); appends beyond it answer UNAVAILABLE until sealing frees room. Every node of
+     * the cluster must give the same value: the journals' state machines depend on it. The sealer
+     * seals a partition once its tail holds a sixteenth of it, into segments of at most a quarter
+     * of it (docs/design/quorum.md "Sealing").
+     */
+    public Builder journalMaxUnsealedBytes(long bytes) {
+      this.journalMaxUnsealedBytes = bytes;
+      return this;
+    }
+
+    /**
+     * A journal snapshot (the segment pointers and the unsealed tail) every this many applied
+     * entries (default 10 000), after which the journal's Raft log behind it is purged.
+     */
+    public Builder journalSnapshotEntries(long entries) {
+      this.journalSnapshotEntries = entries;
       return this;
     }
 
@@ -562,7 +585,10 @@ public final class LoamNode implements AutoCloseable {
         }
         journal =
             new NodeRuntime.JournalPort(
-                journalAddress, journalDir != null ? journalDir : dataDir.resolve("journal"));
+                journalAddress,
+                journalDir != null ? journalDir : dataDir.resolve("journal"),
+                journalMaxUnsealedBytes,
+                journalSnapshotEntries);
       }
       List<AutoCloseable> owned = new ArrayList<>();
       try {

@@ -48,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A quorum topic through the Kafka gateway on three nodes with journal ports: Metadata names the
  * journal's leader as every partition's leader, an idempotent kafka-clients producer's records are
  * acknowledged with consecutive offsets, and a consumer on another node's gateway reads them back
- * in order.
+ * in order, the older ones of a partition written past its journal's bound of unsealed bytes from
+ * the segments they were sealed into.
  */
 class QuorumTopicIT {
   @TempDir Path dir;
@@ -84,6 +85,8 @@ class QuorumTopicIT {
               .metastore(meta)
               .journalAddress("127.0.0.1:" + freePort())
               .journalDir(dir.resolve("journal-n" + i))
+              // The smallest bound, so the records below are sealed into segments several times.
+              .journalMaxUnsealedBytes(1 << 20)
               .start();
       nodes.add(n);
       gateways.add(
@@ -180,8 +183,22 @@ class QuorumTopicIT {
           offsets.add(m.offset());
         }
       }
+      // Then 1.5 MB more into partition 0: past its journal's bound of unsealed bytes, so these
+      // appends are only taken because the journal leader's sealer moves the tail to segments.
+      String big = "b".repeat(10_000);
+      for (int i = 0; i < 150; i++) {
+        p.send(new ProducerRecord<>("q", 0, null, (big + i).getBytes(StandardCharsets.UTF_8)))
+            .get(30, TimeUnit.SECONDS);
+      }
     }
     assertThat(offsets).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+    long streamId = meta.read(r -> r.stream("default", "q")).orElseThrow().id();
+    List<dev.loam.meta.command.IndexEntry> sealed =
+        meta.read(r -> r.indexEntries(streamId, 0, 0, 1000));
+    assertThat(sealed)
+        .as("partition 0's oldest records are in segments")
+        .hasSizeGreaterThanOrEqualTo(2)
+        .allSatisfy(e -> assertThat(e.objectKey()).startsWith("seg/"));
 
     Map<String, Object> cc = new HashMap<>();
     cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + gateways.get(2).port());
@@ -195,14 +212,20 @@ class QuorumTopicIT {
       c.assign(tps);
       c.seekToBeginning(tps);
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (p0.size() + p1.size() < 20 && System.nanoTime() < end) {
+      while (p0.size() + p1.size() < 170 && System.nanoTime() < end) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
           (r.partition() == 0 ? p0 : p1).add(new String(r.value(), StandardCharsets.UTF_8));
         }
       }
-      assertThat(c.endOffsets(tps)).containsEntry(tps.get(0), 10L).containsEntry(tps.get(1), 10L);
+      assertThat(c.endOffsets(tps)).containsEntry(tps.get(0), 160L).containsEntry(tps.get(1), 10L);
+      assertThat(c.beginningOffsets(tps)).containsEntry(tps.get(0), 0L);
     }
-    assertThat(p0).containsExactly("v0", "v2", "v4", "v6", "v8", "v10", "v12", "v14", "v16", "v18");
+    List<String> expected0 =
+        new ArrayList<>(List.of("v0", "v2", "v4", "v6", "v8", "v10", "v12", "v14", "v16", "v18"));
+    for (int i = 0; i < 150; i++) {
+      expected0.add("b".repeat(10_000) + i);
+    }
+    assertThat(p0).containsExactlyElementsOf(expected0);
     assertThat(p1).containsExactly("v1", "v3", "v5", "v7", "v9", "v11", "v13", "v15", "v17", "v19");
   }
 }

@@ -125,11 +125,11 @@ public final class LogService implements Log {
     this.readPath = readPath;
     this.watch = watch;
     this.appender = new Appender(ctx, writers, maxAppendBytes, encryption);
-    this.quorum = new QuorumStreams(ctx, quorumHost);
+    this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
+    this.quorum = new QuorumStreams(ctx, quorumHost, fetcher);
     appender.quorum(quorum);
     this.fencedWriters = new FencedWriterService(ctx, writers, maxAppendBytes, encryption);
     this.changelogs = new ChangelogAdmin(ctx, this);
-    this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
     this.maxFetchWait = maxFetchWait;
     this.groups = new GroupService(ctx, ownership);
     this.events = new EventLedgerService(ctx);

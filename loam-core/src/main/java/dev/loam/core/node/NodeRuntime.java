@@ -6,6 +6,7 @@ import dev.loam.api.NodeHealth;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OwnershipSettings;
 import dev.loam.core.NodeContext;
+import dev.loam.core.ObjectLayout;
 import dev.loam.core.Rejections;
 import dev.loam.core.auth.ApiKeys;
 import dev.loam.core.changelog.ChangelogAgent;
@@ -173,7 +174,16 @@ public final class NodeRuntime {
                       meta,
                       ctx::origin,
                       scheduler,
-                      ioExecutor));
+                      ioExecutor,
+                      store,
+                      (streamId, partition, base) -> {
+                        dev.loam.wal.ulid.Ulid u = ulids.next(clock.millis());
+                        return new dev.loam.spi.quorum.SegmentNamer.SegmentName(
+                            ObjectLayout.segmentKey(clusterId, streamId, partition, base, u),
+                            u.timestampMillis());
+                      },
+                      journal.maxUnsealedBytes(),
+                      journal.snapshotThresholdEntries()));
     }
     this.quorum = q;
     meta.addApplyListener(
@@ -326,11 +336,22 @@ public final class NodeRuntime {
    * @param address {@code host:port}, bound on that host only and advertised as the node's {@code
    *     journal} endpoint
    * @param dir the journal server's directory
+   * @param maxUnsealedBytes per journal, the bound on unsealed bytes (0: the journal default)
+   * @param snapshotThresholdEntries a journal snapshot every this many entries (0: the default)
    */
-  public record JournalPort(String address, java.nio.file.Path dir) {
+  public record JournalPort(
+      String address,
+      java.nio.file.Path dir,
+      long maxUnsealedBytes,
+      long snapshotThresholdEntries) {
     public JournalPort {
       Objects.requireNonNull(address, "address");
       Objects.requireNonNull(dir, "dir");
+    }
+
+    /** A journal port with the journal defaults. */
+    public JournalPort(String address, java.nio.file.Path dir) {
+      this(address, dir, 0, 0);
     }
   }
 

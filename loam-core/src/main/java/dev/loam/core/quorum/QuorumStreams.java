@@ -47,13 +47,16 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
 
   private final NodeContext ctx;
   private final QuorumHost host;
+  private final SealedReads sealed;
 
   /**
    * @param host this node's journal host, or null when the node has no journal port
+   * @param fetcher the node's ordinary read path, which serves the sealed offsets
    */
-  public QuorumStreams(NodeContext ctx, QuorumHost host) {
+  public QuorumStreams(NodeContext ctx, QuorumHost host, dev.loam.core.read.Fetcher fetcher) {
     this.ctx = ctx;
     this.host = host;
+    this.sealed = new SealedReads(ctx.meta(), fetcher);
   }
 
   /**
@@ -92,7 +95,7 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
    */
   public CompletableFuture<Void> place(long streamId, int partitions, String subject) {
     CompletableFuture<Void> chain =
-        propose(new PlaceJournal(ctx.origin(), JOURNAL, REPLICAS), subject)
+        propose(new PlaceJournal(ctx.origin(), JOURNAL, REPLICAS, QuorumHost.ENDPOINT), subject)
             .thenAccept(
                 o -> {
                   List<String> replicas = ((Outcome.JournalPlaced) o).replicas();
@@ -163,8 +166,12 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       int maxBytes,
       Duration maxWait) {
     return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
-        .thenApply(
+        .thenCompose(
             r -> {
+              if (offset < r.startOffset()) {
+                return sealed.fetch(
+                    namespace, stream, s.id(), partition, offset, maxBytes, r.highWatermark());
+              }
               List<FetchedRecord> out = new ArrayList<>();
               long next = offset;
               for (byte[] b : r.batches()) {
@@ -172,7 +179,9 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
                 ReadPath.decode(e, b, partition, offset, out);
                 next = Math.max(next, e.endOffset());
               }
-              return new FetchResult(out, next, r.highWatermark(), r.startOffset());
+              return CompletableFuture.completedFuture(
+                  new FetchResult(
+                      out, next, r.highWatermark(), sealed.logStart(s.id(), partition)));
             });
   }
 
@@ -186,38 +195,67 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       int maxBytes,
       Duration maxWait) {
     return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
-        .thenApply(
+        .thenCompose(
             r -> {
+              if (offset < r.startOffset()) {
+                return sealed.fetchBatches(
+                    namespace, stream, s.id(), partition, offset, maxBytes, r.highWatermark());
+              }
               ByteArrayOutputStream out = new ByteArrayOutputStream();
               long next = offset;
               for (byte[] b : r.batches()) {
                 out.writeBytes(b);
                 next = Math.max(next, entryOf(b, s, partition).endOffset());
               }
-              return new BatchFetchResult(
-                  ByteBuffer.wrap(out.toByteArray()), next, r.highWatermark(), r.startOffset());
+              return CompletableFuture.completedFuture(
+                  new BatchFetchResult(
+                      ByteBuffer.wrap(out.toByteArray()),
+                      next,
+                      r.highWatermark(),
+                      sealed.logStart(s.id(), partition)));
             });
   }
 
   /**
-   * The earliest offset this replica serves, or the high watermark; a timestamp lookup answers the
-   * first batch whose newest record is at or after it, else the high watermark (like the other
-   * classes, at batch granularity).
+   * The earliest offset retention kept (sealed segments included), or the high watermark; a
+   * timestamp lookup answers the first batch whose newest record is at or after it, in the sealed
+   * segments first, then in the replica's tail, else the high watermark (like the other classes, at
+   * batch granularity).
    */
   public CompletableFuture<Long> listOffset(
       String namespace, String stream, StreamInfo s, int partition, OffsetSpec spec) {
-    return read(namespace, stream, s, partition, 0, Integer.MAX_VALUE, Duration.ZERO)
+    if (spec instanceof OffsetSpec.Earliest) {
+      // Reached through the replica first, so a node that is no replica answers NOT_OWNER.
+      return read(namespace, stream, s, partition, 0, 1, Duration.ZERO)
+          .thenApply(r -> sealed.logStart(s.id(), partition));
+    }
+    if (spec instanceof OffsetSpec.ForTimestamp t) {
+      return read(namespace, stream, s, partition, 0, 1, Duration.ZERO)
+          .thenCompose(
+              first ->
+                  sealed
+                      .forTimestamp(namespace, stream, s.id(), partition, t.millis())
+                      .thenCompose(
+                          inSegments ->
+                              inSegments.isPresent()
+                                  ? CompletableFuture.completedFuture(inSegments.getAsLong())
+                                  : inTail(namespace, stream, s, partition, first, t.millis())));
+    }
+    return read(namespace, stream, s, partition, 0, 1, Duration.ZERO)
+        .thenApply(QuorumRead::highWatermark);
+  }
+
+  /** The first tail batch with a record at or after {@code ts}, else the high watermark. */
+  private CompletableFuture<Long> inTail(
+      String namespace, String stream, StreamInfo s, int partition, QuorumRead first, long ts) {
+    return read(
+            namespace, stream, s, partition, first.startOffset(), Integer.MAX_VALUE, Duration.ZERO)
         .thenApply(
             r -> {
-              if (spec instanceof OffsetSpec.Earliest) {
-                return r.startOffset();
-              }
-              if (spec instanceof OffsetSpec.ForTimestamp t) {
-                for (byte[] b : r.batches()) {
-                  IndexEntry e = entryOf(b, s, partition);
-                  if (e.maxTimestamp() >= t.millis()) {
-                    return e.baseOffset();
-                  }
+              for (byte[] b : r.batches()) {
+                IndexEntry e = entryOf(b, s, partition);
+                if (e.maxTimestamp() >= ts) {
+                  return e.baseOffset();
                 }
               }
               return r.highWatermark();

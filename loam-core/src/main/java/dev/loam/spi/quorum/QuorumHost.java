@@ -52,8 +52,9 @@ public interface QuorumHost extends AutoCloseable {
    * Reads committed batches of a partition from this replica, from the batch holding {@code
    * fromOffset}, at most about {@code maxBytes} (at least one batch); when there is nothing at
    * {@code fromOffset} yet, waits up to {@code maxWait} for this replica to apply an append of that
-   * partition. Fails UNAVAILABLE if this node is not a replica, OFFSET_OUT_OF_RANGE past the high
-   * watermark.
+   * partition. An offset below the replica's sealed offset answers at once with no batches and that
+   * sealed offset as {@link QuorumRead#startOffset}: it is read from the segments. Fails
+   * UNAVAILABLE if this node is not a replica, OFFSET_OUT_OF_RANGE past the high watermark.
    */
   CompletableFuture<QuorumRead> read(
       String journal,

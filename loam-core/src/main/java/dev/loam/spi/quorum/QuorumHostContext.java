@@ -2,6 +2,7 @@ package dev.loam.spi.quorum;
 
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Origin;
+import dev.loam.spi.store.ObjectStore;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -18,6 +19,12 @@ import java.util.function.Supplier;
  * @param origin this node's origin (id, epoch, clock) for the commands the host proposes
  * @param scheduler the node's scheduler: only triggers work, never runs a blocking step
  * @param executor runs the blocking steps (adding a journal group) and completes journal futures
+ * @param store the node's object store, where the sealers write segment objects
+ * @param segments names those segments
+ * @param maxUnsealedBytes per journal, the bound on unsealed batch bytes, or 0 for the journal
+ *     default; it must be the same on every node, since the journals' apply depends on it
+ * @param snapshotThresholdEntries a journal snapshot every this many applied entries, or 0 for the
+ *     journal default
  */
 public record QuorumHostContext(
     String nodeId,
@@ -26,7 +33,11 @@ public record QuorumHostContext(
     Metastore metastore,
     Supplier<Origin> origin,
     ScheduledExecutorService scheduler,
-    Executor executor) {
+    Executor executor,
+    ObjectStore store,
+    SegmentNamer segments,
+    long maxUnsealedBytes,
+    long snapshotThresholdEntries) {
   public QuorumHostContext {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(address, "address");
@@ -35,5 +46,7 @@ public record QuorumHostContext(
     Objects.requireNonNull(origin, "origin");
     Objects.requireNonNull(scheduler, "scheduler");
     Objects.requireNonNull(executor, "executor");
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(segments, "segments");
   }
 }

@@ -39,15 +39,17 @@ public final class JournalNodeHost implements QuorumHost {
   private final JournalServer server;
   private final JournalPlacementDriver driver;
   private final ScheduledFuture<?> task;
+  private final JournalSealAgent sealing;
   private final Object lock = new Object();
   private CompletableFuture<Void> inProgress;
   private volatile boolean advertised;
   private volatile boolean closed;
 
-  private JournalNodeHost(QuorumHostContext ctx, JournalServer server) {
+  private JournalNodeHost(QuorumHostContext ctx, JournalServer server, long maxUnsealedBytes) {
     this.ctx = ctx;
     this.server = server;
     this.driver = new JournalPlacementDriver(ctx.metastore(), server);
+    this.sealing = new JournalSealAgent(ctx, server, this::hostedJournals, maxUnsealedBytes);
     this.task =
         ctx.scheduler()
             .scheduleWithFixedDelay(
@@ -59,15 +61,37 @@ public final class JournalNodeHost implements QuorumHost {
                 0,
                 PLACEMENT_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
+    sealing.start();
   }
 
-  /** Starts the journal server of {@code ctx} with the default journal settings. */
+  /**
+   * Starts the journal server of {@code ctx} with the default journal settings, but for the bound
+   * on unsealed bytes and the snapshot threshold when the context gives them, and Raft log segments
+   * of at most an eighth of that bound.
+   */
   static JournalNodeHost start(QuorumHostContext ctx) {
-    JournalServer server =
-        JournalServer.start(
-            JournalSettings.defaults(ctx.nodeId(), ctx.address(), ctx.storageDir()),
-            ctx.executor());
-    return new JournalNodeHost(ctx, server);
+    JournalSettings settings =
+        JournalSettings.defaults(ctx.nodeId(), ctx.address(), ctx.storageDir());
+    if (ctx.maxUnsealedBytes() > 0) {
+      settings = settings.withMaxUnsealedBytes(ctx.maxUnsealedBytes());
+    }
+    if (ctx.snapshotThresholdEntries() > 0) {
+      settings = settings.withSnapshotThresholdEntries(ctx.snapshotThresholdEntries());
+    }
+    // Raft log segments of about an eighth of the unsealed bound: a purge behind a snapshot frees
+    // whole segments only, so this keeps the log near the size of what is still unsealed.
+    settings =
+        settings.withLogSegmentSizeBytes(
+            Math.max(
+                64 << 10,
+                Math.min(settings.logSegmentSizeBytes(), settings.maxUnsealedBytes() / 8)));
+    JournalServer server = JournalServer.start(settings, ctx.executor());
+    return new JournalNodeHost(ctx, server, settings.maxUnsealedBytes());
+  }
+
+  /** This node's sealer of {@code journal}, once its seal agent made one; for tests. */
+  public java.util.Optional<dev.loam.journal.seal.JournalSealer> sealer(String journal) {
+    return java.util.Optional.ofNullable(sealing.sealer(journal));
   }
 
   @Override
@@ -227,7 +251,10 @@ public final class JournalNodeHost implements QuorumHost {
       Duration maxWait) {
     try {
       QuorumRead now = readNow(journal, streamId, partition, fromOffset, maxBytes);
-      if (!now.batches().isEmpty() || maxWait.isZero() || maxWait.isNegative()) {
+      if (!now.batches().isEmpty()
+          || fromOffset < now.startOffset()
+          || maxWait.isZero()
+          || maxWait.isNegative()) {
         return CompletableFuture.completedFuture(now);
       }
       // Long poll: wake on this replica's next apply of an append to the partition (or a
@@ -240,7 +267,7 @@ public final class JournalNodeHost implements QuorumHost {
             }
             try {
               QuorumRead r = readNow(journal, streamId, partition, fromOffset, maxBytes);
-              if (!r.batches().isEmpty()) {
+              if (!r.batches().isEmpty() || fromOffset < r.startOffset()) {
                 f.complete(r);
               }
             } catch (RuntimeException e) {
@@ -307,15 +334,8 @@ public final class JournalNodeHost implements QuorumHost {
       }
       throw e;
     }
-    if (r.segment().isPresent()) {
-      throw new LoamException(
-          Kind.UNAVAILABLE,
-          "the offset is sealed into a segment, which the read path does not serve for quorum"
-              + " streams yet journal="
-              + journal
-              + " offset="
-              + fromOffset);
-    }
+    // A sealed offset answers no batches and the sealed offset: the caller reads it from the
+    // segments through the offset index.
     return new QuorumRead(r.batches(), r.sealedOffset(), r.highWatermark());
   }
 
@@ -327,6 +347,7 @@ public final class JournalNodeHost implements QuorumHost {
       }
       closed = true;
       task.cancel(false);
+      sealing.close();
     }
     server.close();
   }

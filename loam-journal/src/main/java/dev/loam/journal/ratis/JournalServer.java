@@ -334,7 +334,16 @@ public final class JournalServer implements AutoCloseable {
   /** Whether this replica of the journal has applied nothing yet: its group never had a leader. */
   private boolean neverApplied(String journal) {
     DivisionInfo info = info(journal);
-    return info != null && info.getLastAppliedIndex() < 0;
+    if (info == null) {
+      return false;
+    }
+    try {
+      return info.getLastAppliedIndex() < 0;
+    } catch (IllegalStateException e) {
+      // The division is still starting (Ratis has not created its state machine updater yet): it
+      // has applied nothing.
+      return true;
+    }
   }
 
   /** How often a proposal waiting for a journal's first leader looks again. */

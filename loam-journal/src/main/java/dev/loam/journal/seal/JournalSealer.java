@@ -6,44 +6,54 @@ import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.entry.SegmentPointer;
 import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.state.SealPoint;
 import dev.loam.journal.state.UnsealedRange;
+import dev.loam.spi.quorum.SegmentNamer;
 import dev.loam.wal.segment.Segment;
 import dev.loam.wal.segment.SegmentBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Seals a journal's committed ranges into segment objects (docs/design/quorum.md "Sealing"), driven
- * from outside: each {@link #poll()} seals, on the journal's leader only, at most one range per
- * partition whose unsealed tail holds {@code minSealBytes} or more. A range is written as one
- * segment (docs/formats/segment-v1.md: the batches verbatim, their assigned offsets in place) with
- * the sink's create-if-absent, then a {@code SEAL} entry moves the partition's sealed offset, which
- * drops the range from every replica's tail; a later snapshot lets Ratis purge the log behind it.
+ * from outside: each {@link #poll()} works, on the journal's leader only, on every hosted partition
+ * at once, and per partition does one of two things:
  *
- * <p>A seal proposed by a leader that was deposed, or raced by another sealer, is refused by the
- * state machine ({@code BAD_SEAL}: it no longer starts at the sealed offset) and its segment is an
- * orphan, deleted by the store's orphan collection like any segment whose commit was refused.
+ * <ol>
+ *   <li>when the {@link OffsetIndex} already holds segments from the partition's sealed offset on
+ *       (a commit whose journal seal never happened: the leader died in between, or the seal's
+ *       proposal failed), it proposes their {@code SEAL}s, so the journal catches up with the
+ *       index;
+ *   <li>else, when the partition's unsealed tail holds {@code minSealBytes} or more (or the journal
+ *       holds half its bound of unsealed bytes, then any non-empty tail), it writes the oldest tail
+ *       batches, up to about {@code maxSegmentBytes}, as one segment (docs/formats/segment-v1.md:
+ *       the batches verbatim, their assigned offsets in place) with the sink's create-if-absent,
+ *       commits it into the offset index, and only then proposes {@code SEAL}, which drops the
+ *       range from every replica's tail; a later snapshot lets Ratis purge the log behind it.
+ * </ol>
+ *
+ * <p>So the journal drops a range only once the index points at a segment holding it: a refused or
+ * failed step leaves the range in the tail (read from there, sealed again by a later pass) and at
+ * worst an orphan segment, never a hole. A segment the index refused (another sealer's commit of
+ * the range came first: a deposed leader's, or a race) is an orphan, deleted by GC like any segment
+ * whose commit was refused; a seal that no longer starts at the sealed offset is refused {@code
+ * BAD_SEAL} by the journal and changes nothing.
  *
  * <p>Not thread-safe: one driver calls {@link #poll()}, waiting for each pass before the next.
  */
 public final class JournalSealer {
-  /**
-   * Names a segment: the node runtime puts the cluster id and a fresh ULID in it
-   * (docs/formats/bucket-layout.md), so two attempts at one range never share a key.
-   */
-  @FunctionalInterface
-  public interface KeyNamer {
-    String key(long streamId, int partition, long baseOffset);
-  }
-
   private final JournalServer server;
   private final String journal;
   private final SegmentSink sink;
-  private final KeyNamer keys;
+  private final SegmentNamer names;
+  private final OffsetIndex index;
   private final long minSealBytes;
   private final long maxSegmentBytes;
+  private final AtomicLong segmentsWritten = new AtomicLong();
+  private final AtomicLong commitsRefused = new AtomicLong();
 
   /**
    * @param minSealBytes a partition's tail is sealed once it holds this many bytes
@@ -54,13 +64,15 @@ public final class JournalSealer {
       JournalServer server,
       String journal,
       SegmentSink sink,
-      KeyNamer keys,
+      SegmentNamer names,
+      OffsetIndex index,
       long minSealBytes,
       long maxSegmentBytes) {
     this.server = Objects.requireNonNull(server, "server");
     this.journal = Objects.requireNonNull(journal, "journal");
     this.sink = Objects.requireNonNull(sink, "sink");
-    this.keys = Objects.requireNonNull(keys, "keys");
+    this.names = Objects.requireNonNull(names, "names");
+    this.index = Objects.requireNonNull(index, "index");
     if (minSealBytes <= 0 || maxSegmentBytes < minSealBytes) {
       throw new LoamException(
           Kind.INVALID,
@@ -73,26 +85,75 @@ public final class JournalSealer {
     this.maxSegmentBytes = maxSegmentBytes;
   }
 
+  /** What one pass works from, read from the journal state at once. */
+  private record Plan(List<SealPoint> points, List<UnsealedRange> ranges) {}
+
   /**
    * One pass. Completes with the result of each SEAL proposed (none on a follower, or when no tail
-   * is large enough); fails if a segment write or a proposal failed (the next pass retries the
-   * range under a new key).
+   * is large enough and the index holds nothing unsealed); fails if a segment write, a commit or a
+   * proposal failed (the next pass finds out what happened and goes on from there).
    */
   public CompletableFuture<List<JournalResult>> poll() {
     if (!server.isLeader(journal)) {
       return CompletableFuture.completedFuture(List.of());
     }
-    List<UnsealedRange> ranges =
-        server.query(journal, s -> s.unsealed(minSealBytes, maxSegmentBytes));
-    List<CompletableFuture<JournalResult>> seals = new ArrayList<>();
-    for (UnsealedRange r : ranges) {
-      seals.add(seal(r));
+    Plan plan =
+        server.query(
+            journal,
+            s -> {
+              // Under pressure every tail counts, so many small partitions cannot fill the journal
+              // while none of them reaches the threshold.
+              long min = 2 * s.unsealedBytes() >= s.maxUnsealedBytes() ? 1 : minSealBytes;
+              return new Plan(s.sealPoints(), s.unsealed(min, maxSegmentBytes));
+            });
+    List<CompletableFuture<List<JournalResult>>> work = new ArrayList<>();
+    for (SealPoint p : plan.points()) {
+      if (p.tailBytes() == 0) {
+        continue; // a commit only ever holds tail batches: nothing can be pending
+      }
+      List<SegmentPointer> committed =
+          index.committedFrom(p.streamId(), p.partition(), p.sealedOffset());
+      if (!committed.isEmpty()) {
+        work.add(sealAll(p, committed, 0, new ArrayList<>()));
+        continue;
+      }
+      for (UnsealedRange r : plan.ranges()) {
+        if (r.streamId() == p.streamId() && r.partition() == p.partition()) {
+          work.add(seal(r));
+        }
+      }
     }
-    return CompletableFuture.allOf(seals.toArray(CompletableFuture[]::new))
-        .thenApply(v -> seals.stream().map(CompletableFuture::join).toList());
+    return CompletableFuture.allOf(work.toArray(CompletableFuture[]::new))
+        .thenApply(v -> work.stream().flatMap(f -> f.join().stream()).toList());
   }
 
-  private CompletableFuture<JournalResult> seal(UnsealedRange r) {
+  /** Segments written so far (each committed, refused or of unknown outcome). */
+  public long segmentsWritten() {
+    return segmentsWritten.get();
+  }
+
+  /** Segments the index refused: orphans, left to GC. */
+  public long commitsRefused() {
+    return commitsRefused.get();
+  }
+
+  private CompletableFuture<List<JournalResult>> sealAll(
+      SealPoint p, List<SegmentPointer> committed, int i, List<JournalResult> out) {
+    if (i >= committed.size()) {
+      return CompletableFuture.completedFuture(out);
+    }
+    return server
+        .propose(journal, new JournalEntry.Seal(p.streamId(), p.partition(), committed.get(i)))
+        .thenCompose(
+            r -> {
+              out.add(r);
+              return r instanceof JournalResult.Sealed
+                  ? sealAll(p, committed, i + 1, out)
+                  : CompletableFuture.completedFuture(out);
+            });
+  }
+
+  private CompletableFuture<List<JournalResult>> seal(UnsealedRange r) {
     try {
       return write(r);
     } catch (RuntimeException e) {
@@ -100,18 +161,27 @@ public final class JournalSealer {
     }
   }
 
-  private CompletableFuture<JournalResult> write(UnsealedRange r) {
+  private CompletableFuture<List<JournalResult>> write(UnsealedRange r) {
     SegmentBuilder b = new SegmentBuilder(r.streamId(), r.partition(), r.baseOffset());
     for (byte[] batch : r.batches()) {
       b.addEntry(b.nextOffset(), batch);
     }
     Segment segment = b.build();
-    String key = keys.key(r.streamId(), r.partition(), r.baseOffset());
-    SegmentPointer pointer = new SegmentPointer(r.baseOffset(), segment.endOffset(), key);
-    return sink.putIfAbsent(key, segment.bytes())
+    SegmentNamer.SegmentName name = names.name(r.streamId(), r.partition(), r.baseOffset());
+    SegmentPointer pointer = new SegmentPointer(r.baseOffset(), segment.endOffset(), name.key());
+    segmentsWritten.incrementAndGet();
+    return sink.putIfAbsent(name.key(), segment.bytes())
         .thenCompose(
-            v ->
-                server.propose(
-                    journal, new JournalEntry.Seal(r.streamId(), r.partition(), pointer)));
+            v -> index.commit(r.streamId(), r.partition(), pointer, segment, name.timeMillis()))
+        .thenCompose(
+            committed -> {
+              if (!committed) {
+                commitsRefused.incrementAndGet();
+                return CompletableFuture.completedFuture(List.<JournalResult>of());
+              }
+              return server
+                  .propose(journal, new JournalEntry.Seal(r.streamId(), r.partition(), pointer))
+                  .thenApply(List::of);
+            });
   }
 }

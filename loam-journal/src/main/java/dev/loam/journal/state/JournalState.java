@@ -255,6 +255,20 @@ public final class JournalState {
     return out;
   }
 
+  /** Every hosted partition's sealed offset, in (stream, partition) order. */
+  public List<SealPoint> sealPoints() {
+    List<SealPoint> out = new ArrayList<>(partitions.size());
+    for (var e : partitions.entrySet()) {
+      out.add(
+          new SealPoint(
+              e.getKey().streamId(),
+              e.getKey().partition(),
+              e.getValue().sealedOffset,
+              e.getValue().tailBytes));
+    }
+    return out;
+  }
+
   /** The partition's high watermark (the next offset), if the journal hosts it. */
   public OptionalLong highWatermark(long streamId, int partition) {
     PartitionJournal p = partitions.get(new PartitionKey(streamId, partition));

@@ -109,7 +109,10 @@ public final class JournalSealThroughput {
                   return CompletableFuture.failedFuture(e);
                 }
               },
-              (s, p, base) -> "seg/bench/" + s + "/" + p + "/" + base + ".seg",
+              (s, p, base) ->
+                  new dev.loam.spi.quorum.SegmentNamer.SegmentName(
+                      "seg/bench/" + s + "/" + p + "/" + base + ".seg", 0),
+              new dev.loam.journal.ListOffsetIndex(),
               1,
               8L << 20);
       long t1 = System.nanoTime();

@@ -4,12 +4,14 @@ import static dev.loam.journal.ratis.JournalTestCluster.JOURNAL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loam.journal.Batches;
+import dev.loam.journal.ListOffsetIndex;
 import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.entry.SegmentPointer;
 import dev.loam.journal.seal.JournalSealer;
 import dev.loam.journal.state.JournalRead;
 import dev.loam.journal.state.JournalState;
+import dev.loam.spi.quorum.SegmentNamer;
 import dev.loam.wal.segment.Segment;
 import dev.loam.wal.segment.SegmentReader;
 import java.nio.file.Path;
@@ -34,6 +36,13 @@ class JournalSealIT {
 
   /** Segment objects written by the sealer; create-if-absent like an object store's. */
   final Map<String, byte[]> objects = new ConcurrentHashMap<>();
+
+  /** The offset index the sealer commits into before each seal. */
+  final ListOffsetIndex offsetIndex = new ListOffsetIndex();
+
+  static SegmentNamer.SegmentName name(long s, int p, long base) {
+    return new SegmentNamer.SegmentName("seg/c1/" + s + "/" + p + "/" + base + ".seg", 0);
+  }
 
   CompletableFuture<Void> put(String key, byte[] bytes) {
     return objects.putIfAbsent(key, bytes) == null
@@ -61,13 +70,21 @@ class JournalSealIT {
               c.server(leader),
               JOURNAL,
               this::put,
-              (s, p, base) -> "seg/c1/" + s + "/" + p + "/" + base + ".seg",
+              JournalSealIT::name,
+              offsetIndex,
               10_000,
               50_000);
       // A follower's sealer does nothing: only the leader seals.
       assertThat(
               JournalTestCluster.get(
-                  new JournalSealer(c.server(follower), JOURNAL, this::put, (s, p, b) -> "x", 1, 1)
+                  new JournalSealer(
+                          c.server(follower),
+                          JOURNAL,
+                          this::put,
+                          JournalSealIT::name,
+                          offsetIndex,
+                          1,
+                          1)
                       .poll()))
           .isEmpty();
       List<SegmentPointer> sealed = new ArrayList<>();

@@ -609,7 +609,9 @@ public final class CommandCodec {
           case StreamSchemaCodec.TAG_CREATE_ARROW_STREAM, StreamSchemaCodec.TAG_ADD_STREAM_SCHEMA ->
               StreamSchemaCodec.readBody(r, tag, readOrigin(r));
           case JournalPlacementCodec.TAG_PLACE_JOURNAL,
-              JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION ->
+              JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION,
+              JournalPlacementCodec.TAG_COMMIT_JOURNAL_SEGMENT,
+              JournalPlacementCodec.TAG_PLACE_JOURNAL_WITH_ENDPOINT ->
               JournalPlacementCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };

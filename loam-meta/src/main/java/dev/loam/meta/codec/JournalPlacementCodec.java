@@ -2,21 +2,28 @@ package dev.loam.meta.codec;
 
 import dev.loam.meta.command.AssignJournalPartition;
 import dev.loam.meta.command.Command;
+import dev.loam.meta.command.CommitJournalSegment;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.PlaceJournal;
+import dev.loam.meta.command.SwapSegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The encodings of quorum-journal placement: commands tags 46–47 (48 is reserved for moving a
- * partition between journals) and outcome tag 31, docs/formats/metastore-commands.md. {@link
- * CommandCodec} and {@link OutcomeCodec} frame them (version, tag, origin); this class writes and
- * reads the bodies.
+ * The encodings of quorum journals: placement, command tags 46–47 and 52 (48 is reserved for moving
+ * a partition between journals), a sealed segment's commit, tag 51, and outcome tag 31,
+ * docs/formats/metastore-commands.md. {@link CommandCodec} and {@link OutcomeCodec} frame them
+ * (version, tag, origin); this class writes and reads the bodies.
  */
 final class JournalPlacementCodec {
   static final int TAG_PLACE_JOURNAL = 46;
   static final int TAG_ASSIGN_JOURNAL_PARTITION = 47;
+  static final int TAG_COMMIT_JOURNAL_SEGMENT = 51;
+  static final int TAG_PLACE_JOURNAL_WITH_ENDPOINT = 52;
+
+  /** Encoded SegmentEntry size: fixed. */
+  private static final int SEGMENT_ENTRY_BYTES = 4 + 8 + 4 + 8;
 
   static final int TAG_JOURNAL_PLACED = 31;
 
@@ -26,11 +33,18 @@ final class JournalPlacementCodec {
   private JournalPlacementCodec() {}
 
   static boolean isPlacement(Command c) {
-    return c instanceof PlaceJournal || c instanceof AssignJournalPartition;
+    return c instanceof PlaceJournal
+        || c instanceof AssignJournalPartition
+        || c instanceof CommitJournalSegment;
   }
 
   static int tag(Command c) {
-    return c instanceof PlaceJournal ? TAG_PLACE_JOURNAL : TAG_ASSIGN_JOURNAL_PARTITION;
+    if (c instanceof PlaceJournal p) {
+      return p.requiredEndpoint() == null ? TAG_PLACE_JOURNAL : TAG_PLACE_JOURNAL_WITH_ENDPOINT;
+    }
+    return c instanceof AssignJournalPartition
+        ? TAG_ASSIGN_JOURNAL_PARTITION
+        : TAG_COMMIT_JOURNAL_SEGMENT;
   }
 
   /** The body of a placement command, after its origin. */
@@ -42,19 +56,60 @@ final class JournalPlacementCodec {
             "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + c.replicas());
       }
       w.string(c.journal()).u8(c.replicas());
-    } else {
-      AssignJournalPartition c = (AssignJournalPartition) command;
+      if (c.requiredEndpoint() != null) {
+        w.string(c.requiredEndpoint());
+      }
+    } else if (command instanceof AssignJournalPartition c) {
       w.i64(c.streamId()).i32(c.partition());
+    } else {
+      CommitJournalSegment c = (CommitJournalSegment) command;
+      w.string(c.journal()).i64(c.streamId()).i32(c.partition());
+      w.i64(c.fromOffset()).i64(c.toOffset());
+      w.string(c.segmentKey()).i64(c.segmentTimeMillis()).i64(c.segmentSize());
+      w.i32(c.entries().size());
+      for (SwapSegment.SegmentEntry e : c.entries()) {
+        w.i32(e.recordCount()).i64(e.byteOffset()).i32(e.byteLength()).i64(e.maxTimestamp());
+      }
     }
   }
 
   static Command readBody(BinaryReader r, int tag, Origin o) {
-    if (tag == TAG_PLACE_JOURNAL) {
+    if (tag == TAG_PLACE_JOURNAL || tag == TAG_PLACE_JOURNAL_WITH_ENDPOINT) {
       String journal = r.string("placeJournal.journal");
-      return new PlaceJournal(o, journal, r.u8("placeJournal.replicas"));
+      int replicas = r.u8("placeJournal.replicas");
+      if (tag == TAG_PLACE_JOURNAL) {
+        return new PlaceJournal(o, journal, replicas);
+      }
+      return new PlaceJournal(o, journal, replicas, r.string("placeJournal.requiredEndpoint"));
+    }
+    if (tag == TAG_COMMIT_JOURNAL_SEGMENT) {
+      return readCommit(r, o);
     }
     long stream = r.i64("assignJournalPartition.streamId");
     return new AssignJournalPartition(o, stream, r.i32("assignJournalPartition.partition"));
+  }
+
+  private static CommitJournalSegment readCommit(BinaryReader r, Origin o) {
+    String journal = r.string("commitJournalSegment.journal");
+    long stream = r.i64("commitJournalSegment.streamId");
+    int partition = r.i32("commitJournalSegment.partition");
+    long from = r.i64("commitJournalSegment.fromOffset");
+    long to = r.i64("commitJournalSegment.toOffset");
+    String key = r.string("commitJournalSegment.segmentKey");
+    long time = r.i64("commitJournalSegment.segmentTimeMillis");
+    long size = r.i64("commitJournalSegment.segmentSize");
+    int n = r.count("commitJournalSegment.entries.count", SEGMENT_ENTRY_BYTES);
+    List<SwapSegment.SegmentEntry> entries = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      entries.add(
+          new SwapSegment.SegmentEntry(
+              r.i32("commitJournalSegment.entry.recordCount"),
+              r.i64("commitJournalSegment.entry.byteOffset"),
+              r.i32("commitJournalSegment.entry.byteLength"),
+              r.i64("commitJournalSegment.entry.maxTimestamp")));
+    }
+    return new CommitJournalSegment(
+        o, journal, stream, partition, from, to, key, time, size, entries);
   }
 
   static void write(BinaryWriter w, Outcome.JournalPlaced o) {

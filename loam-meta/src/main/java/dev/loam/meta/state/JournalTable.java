@@ -57,6 +57,10 @@ final class JournalTable {
     if (existing != null) {
       return new Outcome.JournalPlaced(c.journal(), existing, true);
     }
+    if (c.requiredEndpoint() != null && c.requiredEndpoint().isEmpty()) {
+      return rejected(
+          RejectReason.INVALID, "a required endpoint needs a name journal=" + c.journal());
+    }
     if (c.replicas() < 1 || c.replicas() > MAX_REPLICAS) {
       return rejected(
           RejectReason.INVALID,
@@ -76,7 +80,9 @@ final class JournalTable {
     }
     List<NodeInfo> candidates = new ArrayList<>();
     for (NodeInfo n : nodes.values()) {
-      if (n.slots() >= 1 && ownership.live(n.id())) {
+      if (n.slots() >= 1
+          && ownership.live(n.id())
+          && (c.requiredEndpoint() == null || n.endpoints().containsKey(c.requiredEndpoint()))) {
         candidates.add(n);
       }
     }
@@ -95,7 +101,9 @@ final class JournalTable {
               + c.journal()
               + " replicas="
               + c.replicas()
-              + " liveNodes="
+              + (c.requiredEndpoint() == null
+                  ? " liveNodes="
+                  : " liveNodesWithEndpoint=" + c.requiredEndpoint() + " count=")
               + candidates.size());
     }
     // Each next replica in a zone not used yet, while one is left; then the least loaded.

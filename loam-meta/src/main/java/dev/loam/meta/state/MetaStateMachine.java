@@ -18,6 +18,7 @@ import dev.loam.meta.command.CloseStream;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitConsumerOffset;
 import dev.loam.meta.command.CommitGroupOffsets;
+import dev.loam.meta.command.CommitJournalSegment;
 import dev.loam.meta.command.CommitWal;
 import dev.loam.meta.command.CommitWalGroup;
 import dev.loam.meta.command.CompleteEvents;
@@ -120,6 +121,7 @@ public final class MetaStateMachine {
   private final JournalTable journals = new JournalTable(catalog);
   private final Sequencer sequencer;
   private final SegmentRules segments;
+  private final JournalSegmentRules journalSegments;
 
   private final StateView view;
 
@@ -129,6 +131,7 @@ public final class MetaStateMachine {
     this.dedupe = new DedupeLedger(settings.dedupeRetention().toMillis());
     this.sequencer = new Sequencer(settings, catalog, objects, dedupe, writers);
     this.segments = new SegmentRules(settings, catalog, objects);
+    this.journalSegments = new JournalSegmentRules(settings, catalog, objects, journals);
     this.view = new StateView(this, catalog, cluster, objects, consumers, apiKeys, groups);
   }
 
@@ -251,6 +254,8 @@ public final class MetaStateMachine {
       return journals.place(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof AssignJournalPartition c) {
       return journals.assign(c);
+    } else if (command instanceof CommitJournalSegment c) {
+      return journalSegments.commit(c, now);
     } else if (command instanceof ClaimEvents c) {
       // the claim's id is its log index: unique for the metastore's life, equal on every replica
       return events.claim(c, appliedIndex, now);

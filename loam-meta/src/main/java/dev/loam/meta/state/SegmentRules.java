@@ -160,28 +160,37 @@ final class SegmentRules {
     if (next != c.toOffset()) {
       return "expected entries must end at the range end end=" + next;
     }
+    return validateEntries(c.entries(), c.segmentSize(), c.fromOffset(), c.toOffset());
+  }
+
+  /**
+   * The checks of a segment's new index entries: whole batches in increasing byte order inside the
+   * segment, holding exactly the records of {@code [from, to)}. Returns a message or null.
+   */
+  static String validateEntries(
+      List<SwapSegment.SegmentEntry> entries, long segmentSize, long from, long to) {
     long records = 0;
     long prevEnd = 0;
-    for (int i = 0; i < c.entries().size(); i++) {
-      SwapSegment.SegmentEntry e = c.entries().get(i);
+    for (int i = 0; i < entries.size(); i++) {
+      SwapSegment.SegmentEntry e = entries.get(i);
       if (e.recordCount() < 1 || e.byteLength() < Sequencer.MIN_BATCH_BYTES) {
         return "segment entry needs recordCount >= 1 and byteLength >= "
             + Sequencer.MIN_BATCH_BYTES
             + " entry="
             + i;
       }
-      if (e.byteOffset() < prevEnd || e.byteOffset() > c.segmentSize() - e.byteLength()) {
+      if (e.byteOffset() < prevEnd || e.byteOffset() > segmentSize - e.byteLength()) {
         return "segment entries must be in increasing byte order inside the segment entry="
             + i
             + " byteOffset="
             + e.byteOffset()
             + " segmentSize="
-            + c.segmentSize();
+            + segmentSize;
       }
       prevEnd = e.byteOffset() + e.byteLength();
       records += e.recordCount();
     }
-    if (records != c.toOffset() - c.fromOffset()) {
+    if (records != to - from) {
       return "segment entries must hold exactly the range's records records=" + records;
     }
     return null;

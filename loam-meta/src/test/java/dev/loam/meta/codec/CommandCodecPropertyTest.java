@@ -416,6 +416,43 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> assignJournal =
         Combinators.combine(origins(), Arbitraries.longs(), Arbitraries.integers())
             .as(dev.loam.meta.command.AssignJournalPartition::new);
+    Arbitrary<Command> placeJournalWithEndpoint =
+        Combinators.combine(origins(), text(), Arbitraries.integers().between(1, 9), text())
+            .as(dev.loam.meta.command.PlaceJournal::new);
+    Arbitrary<dev.loam.meta.command.SwapSegment.SegmentEntry> journalSegEntry =
+        Combinators.combine(
+                Arbitraries.integers(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Arbitraries.longs())
+            .as(dev.loam.meta.command.SwapSegment.SegmentEntry::new);
+    Arbitrary<Command> commitJournalSegment =
+        Combinators.combine(
+                Combinators.combine(
+                        origins(),
+                        text(),
+                        Arbitraries.longs(),
+                        Arbitraries.integers(),
+                        Arbitraries.longs(),
+                        Arbitraries.longs())
+                    .as(List::<Object>of),
+                text(),
+                Arbitraries.longs(),
+                Arbitraries.longs(),
+                journalSegEntry.list().ofMaxSize(3))
+            .as(
+                (h, key, time, size, es) ->
+                    new dev.loam.meta.command.CommitJournalSegment(
+                        (Origin) h.get(0),
+                        (String) h.get(1),
+                        (Long) h.get(2),
+                        (Integer) h.get(3),
+                        (Long) h.get(4),
+                        (Long) h.get(5),
+                        key,
+                        time,
+                        size,
+                        es));
     return Arbitraries.oneOf(
         List.of(
             acquireWriter,
@@ -423,6 +460,8 @@ class CommandCodecPropertyTest {
             addSchema,
             placeJournal,
             assignJournal,
+            placeJournalWithEndpoint,
+            commitJournalSegment,
             claimEvents,
             completeEvents,
             releaseEvents,

@@ -268,6 +268,12 @@ public final class MetaGoldenFilesWriter {
         dir,
         MetaGoldenFixturesJournals.SNAPSHOT_V13,
         state(MetaGoldenFixturesJournals.snapshotV13Commands()).snapshot());
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournalSeal.COMMANDS_V1_JOURNAL_SEAL,
+        frame(
+            MetaGoldenFixturesJournalSeal.commandsJournalSeal().stream()
+                .map(CommandCodec::encode)));
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
