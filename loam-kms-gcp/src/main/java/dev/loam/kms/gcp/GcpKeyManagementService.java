@@ -1,8 +1,5 @@
 package dev.loam.kms.gcp;
 
-import com.google.api.core.ApiFuture;
-import com.google.api.core.ApiFutureCallback;
-import com.google.api.core.ApiFutures;
 import com.google.api.gax.rpc.ApiException;
 import com.google.api.gax.rpc.StatusCode;
 import com.google.cloud.kms.v1.CreateCryptoKeyRequest;
@@ -19,7 +16,6 @@ import com.google.cloud.kms.v1.KeyManagementServiceClient;
 import com.google.cloud.kms.v1.ListCryptoKeyVersionsRequest;
 import com.google.cloud.kms.v1.ListCryptoKeyVersionsResponse;
 import com.google.cloud.kms.v1.UpdateCryptoKeyPrimaryVersionRequest;
-import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Int64Value;
 import dev.loam.error.CorruptionException;
@@ -28,8 +24,6 @@ import dev.loam.error.LoamException;
 import dev.loam.kms.KeyManagementService;
 import dev.loam.kms.KeyVersion;
 import dev.loam.kms.KmsArguments;
-import dev.loam.kms.KmsKeyExistsException;
-import dev.loam.kms.KmsKeyNotFoundException;
 import dev.loam.kms.KmsUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -38,10 +32,8 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
 
 /**
  * A {@link KeyManagementService} on Google Cloud KMS: each namespace's master key is a symmetric
@@ -130,69 +122,10 @@ public final class GcpKeyManagementService implements KeyManagementService {
           if (e == null) {
             out.complete(v);
           } else {
-            out.completeExceptionally(map(e, namespace));
+            out.completeExceptionally(CloudKmsCalls.map(e, namespace, keyName(namespace)));
           }
         });
     return out;
-  }
-
-  private static <T> CompletableFuture<T> of(ApiFuture<T> f) {
-    CompletableFuture<T> out = new CompletableFuture<>();
-    ApiFutures.addCallback(
-        f,
-        new ApiFutureCallback<T>() {
-          @Override
-          public void onFailure(Throwable t) {
-            out.completeExceptionally(t);
-          }
-
-          @Override
-          public void onSuccess(T v) {
-            out.complete(v);
-          }
-        },
-        MoreExecutors.directExecutor());
-    return out;
-  }
-
-  private static Throwable unwrapped(Throwable e) {
-    Throwable c = e;
-    while ((c instanceof CompletionException || c instanceof ExecutionException)
-        && c.getCause() != null) {
-      c = c.getCause();
-    }
-    return c;
-  }
-
-  /** Maps client failures to the SPI's typed errors. */
-  Throwable map(Throwable e, String namespace) {
-    Throwable c = unwrapped(e);
-    if (c instanceof LoamException) {
-      return c;
-    }
-    String who = " namespace=" + namespace + " key=" + keyName(namespace);
-    if (c instanceof ApiException a) {
-      StatusCode.Code code = a.getStatusCode().getCode();
-      switch (code) {
-        case NOT_FOUND:
-          return new KmsKeyNotFoundException("kms namespace key not found" + who, c);
-        case ALREADY_EXISTS:
-          return new KmsKeyExistsException("kms namespace key already exists" + who, c);
-        case UNAVAILABLE:
-        case DEADLINE_EXCEEDED:
-        case RESOURCE_EXHAUSTED:
-        case ABORTED:
-        case INTERNAL:
-        case UNKNOWN:
-          return new KmsUnavailableException("kms unavailable code=" + code + who, c);
-        default:
-          return new LoamException(
-              LoamException.Kind.INTERNAL,
-              "kms request refused code=" + code + " message=" + a.getMessage() + who,
-              c);
-      }
-    }
-    return new LoamException(LoamException.Kind.INTERNAL, "kms call failed" + who, c);
   }
 
   private KeyDestroyedException destroyed(String namespace) {
@@ -210,9 +143,10 @@ public final class GcpKeyManagementService implements KeyManagementService {
 
   /** The key, failing with destroyed or disabled unless its primary version is enabled. */
   private CompletableFuture<CryptoKey> enabledKey(String namespace) {
-    return of(client
-            .getCryptoKeyCallable()
-            .futureCall(GetCryptoKeyRequest.newBuilder().setName(keyName(namespace)).build()))
+    return CloudKmsCalls.of(
+            client
+                .getCryptoKeyCallable()
+                .futureCall(GetCryptoKeyRequest.newBuilder().setName(keyName(namespace)).build()))
         .thenApply(
             k -> {
               CryptoKeyVersionState s =
@@ -225,27 +159,6 @@ public final class GcpKeyManagementService implements KeyManagementService {
               }
               return k;
             });
-  }
-
-  /** The version number in a crypto key version name ({@code …/cryptoKeyVersions/<n>}). */
-  static int versionOf(String versionName) {
-    String n = versionName.substring(versionName.lastIndexOf('/') + 1);
-    try {
-      int v = Integer.parseInt(n);
-      if (v >= 1) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new LoamException(
-        LoamException.Kind.INTERNAL, "kms key version name not numbered version=" + versionName);
-  }
-
-  private static long crc32c(byte[] b) {
-    CRC32C c = new CRC32C();
-    c.update(b);
-    return c.getValue();
   }
 
   private static byte[] aad(String namespace) {
@@ -268,23 +181,25 @@ public final class GcpKeyManagementService implements KeyManagementService {
     return call(
         namespace,
         ns ->
-            of(client
-                    .createCryptoKeyCallable()
-                    .futureCall(
-                        CreateCryptoKeyRequest.newBuilder()
-                            .setParent(keyRing)
-                            .setCryptoKeyId(cryptoKeyId(prefix, ns))
-                            .setCryptoKey(
-                                CryptoKey.newBuilder()
-                                    .setPurpose(CryptoKey.CryptoKeyPurpose.ENCRYPT_DECRYPT)
-                                    .setVersionTemplate(
-                                        CryptoKeyVersionTemplate.newBuilder()
-                                            .setAlgorithm(
-                                                CryptoKeyVersion.CryptoKeyVersionAlgorithm
-                                                    .GOOGLE_SYMMETRIC_ENCRYPTION))
-                                    .putLabels("loam", "namespace-key"))
-                            .build()))
-                .thenApply(k -> new KeyVersion(ns, versionOf(k.getPrimary().getName()))));
+            CloudKmsCalls.of(
+                    client
+                        .createCryptoKeyCallable()
+                        .futureCall(
+                            CreateCryptoKeyRequest.newBuilder()
+                                .setParent(keyRing)
+                                .setCryptoKeyId(cryptoKeyId(prefix, ns))
+                                .setCryptoKey(
+                                    CryptoKey.newBuilder()
+                                        .setPurpose(CryptoKey.CryptoKeyPurpose.ENCRYPT_DECRYPT)
+                                        .setVersionTemplate(
+                                            CryptoKeyVersionTemplate.newBuilder()
+                                                .setAlgorithm(
+                                                    CryptoKeyVersion.CryptoKeyVersionAlgorithm
+                                                        .GOOGLE_SYMMETRIC_ENCRYPTION))
+                                        .putLabels("loam", "namespace-key"))
+                                .build()))
+                .thenApply(
+                    k -> new KeyVersion(ns, CloudKmsCalls.versionOf(k.getPrimary().getName()))));
   }
 
   @Override
@@ -292,7 +207,9 @@ public final class GcpKeyManagementService implements KeyManagementService {
     return call(
         namespace,
         ns ->
-            enabledKey(ns).thenApply(k -> new KeyVersion(ns, versionOf(k.getPrimary().getName()))));
+            enabledKey(ns)
+                .thenApply(
+                    k -> new KeyVersion(ns, CloudKmsCalls.versionOf(k.getPrimary().getName()))));
   }
 
   @Override
@@ -309,17 +226,18 @@ public final class GcpKeyManagementService implements KeyManagementService {
           return enabledKey(ns)
               .thenCompose(
                   k ->
-                      of(
+                      CloudKmsCalls.of(
                           client
                               .encryptCallable()
                               .futureCall(
                                   EncryptRequest.newBuilder()
                                       .setName(k.getName())
                                       .setPlaintext(ByteString.copyFrom(plaintext))
-                                      .setPlaintextCrc32C(Int64Value.of(crc32c(plaintext)))
+                                      .setPlaintextCrc32C(
+                                          Int64Value.of(CloudKmsCalls.crc32c(plaintext)))
                                       .setAdditionalAuthenticatedData(ByteString.copyFrom(aad))
                                       .setAdditionalAuthenticatedDataCrc32C(
-                                          Int64Value.of(crc32c(aad)))
+                                          Int64Value.of(CloudKmsCalls.crc32c(aad)))
                                       .build())))
               .thenApply(
                   r -> {
@@ -329,7 +247,7 @@ public final class GcpKeyManagementService implements KeyManagementService {
                       throw damaged("request checksums not verified", ns);
                     }
                     if (!r.hasCiphertextCrc32C()
-                        || r.getCiphertextCrc32C().getValue() != crc32c(ct)) {
+                        || r.getCiphertextCrc32C().getValue() != CloudKmsCalls.crc32c(ct)) {
                       throw damaged("ciphertext checksum", ns);
                     }
                     return ct;
@@ -353,23 +271,25 @@ public final class GcpKeyManagementService implements KeyManagementService {
           return enabledKey(ns)
               .thenCompose(
                   k ->
-                      of(client
-                              .decryptCallable()
-                              .futureCall(
-                                  DecryptRequest.newBuilder()
-                                      .setName(k.getName())
-                                      .setCiphertext(ByteString.copyFrom(wrapped))
-                                      .setCiphertextCrc32C(Int64Value.of(crc32c(wrapped)))
-                                      .setAdditionalAuthenticatedData(ByteString.copyFrom(aad))
-                                      .setAdditionalAuthenticatedDataCrc32C(
-                                          Int64Value.of(crc32c(aad)))
-                                      .build()))
+                      CloudKmsCalls.of(
+                              client
+                                  .decryptCallable()
+                                  .futureCall(
+                                      DecryptRequest.newBuilder()
+                                          .setName(k.getName())
+                                          .setCiphertext(ByteString.copyFrom(wrapped))
+                                          .setCiphertextCrc32C(
+                                              Int64Value.of(CloudKmsCalls.crc32c(wrapped)))
+                                          .setAdditionalAuthenticatedData(ByteString.copyFrom(aad))
+                                          .setAdditionalAuthenticatedDataCrc32C(
+                                              Int64Value.of(CloudKmsCalls.crc32c(aad)))
+                                          .build()))
                           .handle(
                               (r, e) -> {
                                 if (e == null) {
                                   return r;
                                 }
-                                Throwable c = unwrapped(e);
+                                Throwable c = CloudKmsCalls.unwrapped(e);
                                 if (c instanceof ApiException a
                                     && (a.getStatusCode().getCode()
                                             == StatusCode.Code.INVALID_ARGUMENT
@@ -392,7 +312,7 @@ public final class GcpKeyManagementService implements KeyManagementService {
                   r -> {
                     byte[] plain = r.getPlaintext().toByteArray();
                     if (!r.hasPlaintextCrc32C()
-                        || r.getPlaintextCrc32C().getValue() != crc32c(plain)) {
+                        || r.getPlaintextCrc32C().getValue() != CloudKmsCalls.crc32c(plain)) {
                       throw damaged("plaintext checksum", ns);
                     }
                     return plain;
@@ -408,25 +328,29 @@ public final class GcpKeyManagementService implements KeyManagementService {
             enabledKey(ns)
                 .thenCompose(
                     k ->
-                        of(client
-                                .createCryptoKeyVersionCallable()
-                                .futureCall(
-                                    CreateCryptoKeyVersionRequest.newBuilder()
-                                        .setParent(k.getName())
-                                        .setCryptoKeyVersion(CryptoKeyVersion.getDefaultInstance())
-                                        .build()))
+                        CloudKmsCalls.of(
+                                client
+                                    .createCryptoKeyVersionCallable()
+                                    .futureCall(
+                                        CreateCryptoKeyVersionRequest.newBuilder()
+                                            .setParent(k.getName())
+                                            .setCryptoKeyVersion(
+                                                CryptoKeyVersion.getDefaultInstance())
+                                            .build()))
                             .thenCompose(
                                 v ->
-                                    of(
+                                    CloudKmsCalls.of(
                                         client
                                             .updateCryptoKeyPrimaryVersionCallable()
                                             .futureCall(
                                                 UpdateCryptoKeyPrimaryVersionRequest.newBuilder()
                                                     .setName(k.getName())
                                                     .setCryptoKeyVersionId(
-                                                        Integer.toString(versionOf(v.getName())))
+                                                        Integer.toString(
+                                                            CloudKmsCalls.versionOf(v.getName())))
                                                     .build()))))
-                .thenApply(k -> new KeyVersion(ns, versionOf(k.getPrimary().getName()))));
+                .thenApply(
+                    k -> new KeyVersion(ns, CloudKmsCalls.versionOf(k.getPrimary().getName()))));
   }
 
   @Override
@@ -434,22 +358,24 @@ public final class GcpKeyManagementService implements KeyManagementService {
     return call(
         namespace,
         ns ->
-            of(client
-                    .getCryptoKeyCallable()
-                    .futureCall(GetCryptoKeyRequest.newBuilder().setName(keyName(ns)).build()))
+            CloudKmsCalls.of(
+                    client
+                        .getCryptoKeyCallable()
+                        .futureCall(GetCryptoKeyRequest.newBuilder().setName(keyName(ns)).build()))
                 .thenCompose(k -> destroyVersions(k.getName(), "")));
   }
 
   /** Schedules the destruction of every enabled or disabled version, a page at a time. */
   private CompletableFuture<Void> destroyVersions(String key, String pageToken) {
-    return of(client
-            .listCryptoKeyVersionsCallable()
-            .futureCall(
-                ListCryptoKeyVersionsRequest.newBuilder()
-                    .setParent(key)
-                    .setPageSize(100)
-                    .setPageToken(pageToken)
-                    .build()))
+    return CloudKmsCalls.of(
+            client
+                .listCryptoKeyVersionsCallable()
+                .futureCall(
+                    ListCryptoKeyVersionsRequest.newBuilder()
+                        .setParent(key)
+                        .setPageSize(100)
+                        .setPageToken(pageToken)
+                        .build()))
         .thenCompose(
             (ListCryptoKeyVersionsResponse page) -> {
               CompletableFuture<?>[] destroys =
@@ -460,7 +386,7 @@ public final class GcpKeyManagementService implements KeyManagementService {
                                   || v.getState() == CryptoKeyVersionState.DISABLED)
                       .map(
                           v ->
-                              of(
+                              CloudKmsCalls.of(
                                   client
                                       .destroyCryptoKeyVersionCallable()
                                       .futureCall(

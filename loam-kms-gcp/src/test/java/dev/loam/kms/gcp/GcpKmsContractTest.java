@@ -180,11 +180,11 @@ class GcpKmsContractTest extends KmsContractTest {
   @Test
   void aResponseWhoseChecksumDoesNotMatchIsUnavailable() {
     await(kms.create("ns-a"));
-    endpoint.damageCiphertextChecksum = true;
+    endpoint.keys.damageCiphertextChecksum = true;
     KmsUnavailableException e =
         assertFailsWith(KmsUnavailableException.class, () -> kms.wrap("ns-a", new byte[32]));
     assertThat(e.getMessage()).contains("integrity check").contains("namespace=ns-a");
-    endpoint.damageCiphertextChecksum = false;
+    endpoint.keys.damageCiphertextChecksum = false;
     assertThat(await(kms.wrap("ns-a", new byte[32]))).isNotEmpty();
   }
 }
