@@ -47,7 +47,10 @@ final class SealedChunkReader {
   private record Opened(byte[] plain, int headerLength, String keyId) {}
 
   private final LinkedHashMap<String, Opened> opened = new LinkedHashMap<>(64, 0.75f, true);
+  private final long openedCapacity;
   private long openedBytes;
+  private final java.util.concurrent.atomic.AtomicLong opens =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** Loads a byte range of an object through some tiers of the read path. */
   @FunctionalInterface
@@ -67,8 +70,17 @@ final class SealedChunkReader {
       };
 
   SealedChunkReader(ObjectStore store, NamespaceEncryption encryption) {
+    this(store, encryption, OPENED_BYTES);
+  }
+
+  /**
+   * @param openedCapacity bytes of opened chunks' plaintext held; a chunk larger than a quarter of
+   *     it is never held, so 0 opens a chunk on every read
+   */
+  SealedChunkReader(ObjectStore store, NamespaceEncryption encryption, long openedCapacity) {
     this.store = store;
     this.encryption = encryption;
+    this.openedCapacity = openedCapacity;
   }
 
   /** Whether {@code e} may lie in a sealed chunk: a WAL entry while some namespace has a key. */
@@ -112,6 +124,7 @@ final class SealedChunkReader {
         .thenApply(
             kek -> {
               ByteBuffer buf = WalObjectReader.openChunk(chunk, c, i, e.objectKey(), id -> kek);
+              opens.incrementAndGet();
               byte[] plain = new byte[buf.remaining()];
               buf.duplicate().get(plain);
               openedPut(e.objectKey() + "#" + i, new Opened(plain, h.headerLength(), h.keyId()));
@@ -146,18 +159,23 @@ final class SealedChunkReader {
 
   private void openedPut(String key, Opened o) {
     long size = o.plain().length;
-    if (size > OPENED_BYTES / 4) {
+    if (size > openedCapacity / 4) {
       return;
     }
     synchronized (opened) {
       Opened before = opened.put(key, o);
       openedBytes += size - (before == null ? 0 : before.plain().length);
       java.util.Iterator<Opened> it = opened.values().iterator();
-      while (openedBytes > OPENED_BYTES && it.hasNext()) {
+      while (openedBytes > openedCapacity && it.hasNext()) {
         openedBytes -= it.next().plain().length;
         it.remove();
       }
     }
+  }
+
+  /** Sealed chunks decrypted so far (each decrypts the whole chunk); for tests. */
+  long chunkOpens() {
+    return opens.get();
   }
 
   /** Bytes of opened chunks held now; for tests. */

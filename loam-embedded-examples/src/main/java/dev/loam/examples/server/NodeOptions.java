@@ -49,7 +49,9 @@ public record NodeOptions(
     boolean insecure,
     KafkaFlags.Security kafkaSecurity,
     Optional<KmsFlags.Settings> kms,
-    long metaSegmentBytes) {
+    long metaSegmentBytes,
+    long segmentThresholdBytes,
+    Duration maintenanceInterval) {
 
   /**
    * The journal server's {@code host:port}, or null without {@code --journal-port}: on the host of
@@ -73,7 +75,11 @@ public record NodeOptions(
   }
 
   NodeSettings nodeSettings() {
-    NodeSettings s = NodeSettings.defaults();
+    NodeSettings s =
+        NodeSettings.defaults().toBuilder()
+            .segmentThresholdBytes(segmentThresholdBytes)
+            .maintenanceInterval(maintenanceInterval)
+            .build();
     if (flushInterval != null) {
       s = s.withFlushInterval(flushInterval);
     }
@@ -191,6 +197,20 @@ public record NodeOptions(
       CMD.toggle(
           "--insecure",
           "serve a non-loopback --host without API keys until the first key exists (warns)");
+  static final Flag<Integer> SEGMENT_THRESHOLD_KIB =
+      CMD.flag(
+          "--segment-threshold-kib",
+          "KIB",
+          Values.integer(1, (int) (NodeSettings.defaults().segmentMaxBytes() >> 10)),
+          (int) (NodeSettings.defaults().segmentThresholdBytes() >> 10),
+          "a partition's WAL-backed entries are rewritten into a segment once they hold this much");
+  static final Flag<Integer> MAINTENANCE_INTERVAL_MS =
+      CMD.flag(
+          "--maintenance-interval-ms",
+          "MS",
+          Values.integer(100, 3_600_000),
+          (int) NodeSettings.defaults().maintenanceInterval().toMillis(),
+          "how often the node runs retention, the segmenter, the compactor and GC");
   static final Flag<Integer> META_SEGMENT_KIB =
       CMD.flag(
           "--meta-segment-kib",
@@ -301,7 +321,9 @@ public record NodeOptions(
         a.get(INSECURE),
         KAFKA_SECURITY.get(a),
         KMS.settings(a),
-        a.get(META_SEGMENT_KIB) * 1024L);
+        a.get(META_SEGMENT_KIB) * 1024L,
+        a.get(SEGMENT_THRESHOLD_KIB) * 1024L,
+        Duration.ofMillis(a.get(MAINTENANCE_INTERVAL_MS)));
   }
 
   /**

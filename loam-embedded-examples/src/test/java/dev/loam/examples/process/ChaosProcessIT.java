@@ -39,7 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>three nodes: kill -9 of a node every few seconds (every other kill aimed at the metastore
  *       leader) with a restart after a short delay, and the object-store fault injector ({@code
- *       --fault-file}) switched on and off;
+ *       --fault-file}) switched on and off, on an encrypted namespace whose entries the owners
+ *       rewrite into sealed segments every 2 s once 16 KiB gathered ({@code
+ *       --segment-threshold-kib}, {@code --maintenance-interval-ms}), so sealed chunks and sealed
+ *       segments are both written and read under the kills;
  *   <li>five nodes, harsher: pauses (SIGSTOP) longer than the liveness timeout, two nodes killed at
  *       once, one process's wall clock stepped minutes ahead or back (libfaketime), bursts of store
  *       throttling, a slow store, a node killed part way through its graceful leave, a node killed
@@ -69,6 +72,9 @@ class ChaosProcessIT {
    * faults. The five-node scenario uses the plain {@code default} namespace.
    */
   static final String ENCRYPTED = "vault";
+
+  /** The three-node scenario's segment threshold: small, so segments are made during the run. */
+  static final int SEGMENT_THRESHOLD_KIB = 16;
 
   final long seed = Long.getLong("loam.chaos.seed", System.nanoTime());
 
@@ -110,8 +116,28 @@ class ChaosProcessIT {
           .isPositive();
     }
     assertThat(v.ackedAppends()).as("the workload made progress").isGreaterThan(50);
-    // The namespace's records went to the store sealed: WAL objects with sealed chunks.
+    // The namespace's records went to the store sealed: WAL objects with sealed chunks, and the
+    // segments its entries were rewritten into are sealed too.
     assertThat(sealedChunks()).as("sealed WAL chunks in the store").isPositive();
+    assertThat(sealedSegments()).as("sealed segments in the store").isPositive();
+  }
+
+  /** Sealed segments in the shared filesystem store. */
+  private long sealedSegments() throws IOException {
+    long out = 0;
+    try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir())) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        String name = f.getFileName().toString();
+        if (!name.endsWith(".seg~") && !name.endsWith(".seg")) {
+          continue;
+        }
+        byte[] b = Files.readAllBytes(f);
+        if (dev.loam.wal.segment.SegmentReader.parseFooter(b, b.length).sealed()) {
+          out++;
+        }
+      }
+    }
+    return out;
   }
 
   /** Sealed chunks in the WAL objects of the shared filesystem store. */
@@ -185,7 +211,14 @@ class ChaosProcessIT {
               "--kms-keystore",
               tmp.resolve("kms.p12").toString(),
               "--kms-password-file",
-              password.toString()));
+              password.toString(),
+              // Segments within seconds: the owners rewrite the encrypted namespace's WAL entries
+              // into sealed segments every 2 s once 16 KiB gathered, so fetches and the final
+              // read-back read sealed segments made, and interrupted, under the kills.
+              "--segment-threshold-kib",
+              Integer.toString(SEGMENT_THRESHOLD_KIB),
+              "--maintenance-interval-ms",
+              "2000"));
     }
     ChaosRun[] holder = new ChaosRun[1];
     ProcessCluster.Builder b =

@@ -130,6 +130,47 @@ class LoamNodeMainTest {
   }
 
   @Test
+  void theSegmentThresholdIsSixtyFourMibUnlessGivenInKib() {
+    assertThat(NodeOptions.parse(args("n1", THREE)).nodeSettings().segmentThresholdBytes())
+        .isEqualTo(64L << 20)
+        .isEqualTo(NodeSettings.defaults().segmentThresholdBytes());
+    NodeSettings s =
+        NodeOptions.parse(args("n1", THREE, "--segment-threshold-kib", "256")).nodeSettings();
+    assertThat(s.segmentThresholdBytes()).isEqualTo(256L * 1024);
+    assertThat(s.segmentMaxBytes()).isEqualTo(NodeSettings.defaults().segmentMaxBytes());
+    assertThat(
+            NodeOptions.parse(args("n1", THREE, "--segment-threshold-kib", "262144"))
+                .nodeSettings()
+                .segmentThresholdBytes())
+        .isEqualTo(NodeSettings.defaults().segmentMaxBytes());
+    for (String bad : List.of("0", "262145", "1m", "-4")) {
+      assertThatThrownBy(() -> NodeOptions.parse(args("n1", THREE, "--segment-threshold-kib", bad)))
+          .as(bad)
+          .isInstanceOf(UsageException.class)
+          .hasMessageContaining("--segment-threshold-kib");
+    }
+  }
+
+  @Test
+  void maintenanceRunsEveryThirtySecondsUnlessGiven() {
+    assertThat(NodeOptions.parse(args("n1", THREE)).nodeSettings().maintenanceInterval())
+        .isEqualTo(Duration.ofSeconds(30))
+        .isEqualTo(NodeSettings.defaults().maintenanceInterval());
+    assertThat(
+            NodeOptions.parse(args("n1", THREE, "--maintenance-interval-ms", "2000"))
+                .nodeSettings()
+                .maintenanceInterval())
+        .isEqualTo(Duration.ofSeconds(2));
+    for (String bad : List.of("99", "3600001", "2s")) {
+      assertThatThrownBy(
+              () -> NodeOptions.parse(args("n1", THREE, "--maintenance-interval-ms", bad)))
+          .as(bad)
+          .isInstanceOf(UsageException.class)
+          .hasMessageContaining("--maintenance-interval-ms");
+    }
+  }
+
+  @Test
   void theFirstPeersVoteAndTheRestListen() {
     assertThat(NodeOptions.defaultVoters(1)).isEqualTo(1);
     assertThat(NodeOptions.defaultVoters(3)).isEqualTo(3);

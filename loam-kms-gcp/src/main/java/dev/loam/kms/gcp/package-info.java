@@ -1,0 +1,2 @@
+/** {@link dev.loam.kms.KeyManagementService} on Google Cloud KMS. */
+package dev.loam.kms.gcp;
