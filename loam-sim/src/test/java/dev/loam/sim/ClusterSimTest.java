@@ -84,21 +84,21 @@ class ClusterSimTest {
   }
 
   /**
-   * Nodes read through a disk cache on some seeds (seed 3 draws one), and a restart finds it
+   * Nodes read through a disk cache on some seeds (seed 22 draws one), and a restart finds it
    * damaged: a temporary file a crash cut short and a cached file with a byte flipped. The flipped
    * range is refused (its CRC) and fetched again, every read still judged against what was
    * acknowledged; the run replays to the same trace although the cache does real file I/O.
    */
   @Example
   void someSeedsReadThroughADamagedDiskCache() {
-    Simulation.Result r = Simulation.run(3);
+    Simulation.Result r = Simulation.run(22);
     check(r);
     assertThat(r.faultSchedule()).anyMatch(l -> l.contains("diskCache=true"));
     assertThat(r.counts().get("diskCacheHits")).as(r.report()).isGreaterThan(100L);
     assertThat(r.counts().get("diskCacheDamaged")).as(r.report()).isGreaterThanOrEqualTo(1L);
     assertThat(r.counts().get("diskCacheCorruptRefused")).as(r.report()).isGreaterThanOrEqualTo(1L);
     assertThat(r.counts().get("fetchesChecked")).isGreaterThan(0L);
-    assertThat(Simulation.run(3).traceHash()).isEqualTo(r.traceHash());
+    assertThat(Simulation.run(22).traceHash()).isEqualTo(r.traceHash());
   }
 
   /**
