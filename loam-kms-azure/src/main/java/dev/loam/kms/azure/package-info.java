@@ -1,0 +1,2 @@
+/** {@link dev.loam.kms.KeyManagementService} on Azure Key Vault. */
+package dev.loam.kms.azure;
