@@ -10,18 +10,13 @@ import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.OffsetSpec;
 import dev.loam.api.StreamSpec;
-import dev.loam.error.LoamException;
 import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.entry.SegmentPointer;
 import dev.loam.journal.ratis.JournalServer;
 import dev.loam.journal.state.JournalState;
-import dev.loam.meta.Applied;
-import dev.loam.meta.ApplyListener;
-import dev.loam.meta.MetaReader;
 import dev.loam.meta.MetaSettings;
 import dev.loam.meta.Metastore;
-import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitJournalSegment;
 import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.Origin;
@@ -42,7 +37,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -314,71 +308,6 @@ class QuorumSealIT {
     }
   }
 
-  /**
-   * A metastore whose first journal-segment commits fail: {@code lostBefore} of them without being
-   * proposed (UNAVAILABLE, nothing logged), then {@code lostAfter} after being applied (the answer
-   * lost: OUTCOME_UNKNOWN).
-   */
-  static final class LossyCommits implements Metastore {
-    final Metastore delegate;
-    final AtomicInteger lostBefore;
-    final AtomicInteger lostAfter;
-
-    LossyCommits(Metastore delegate, AtomicInteger lostBefore, AtomicInteger lostAfter) {
-      this.delegate = delegate;
-      this.lostBefore = lostBefore;
-      this.lostAfter = lostAfter;
-    }
-
-    @Override
-    public CompletableFuture<Applied> propose(Command command) {
-      if (command instanceof CommitJournalSegment) {
-        if (lostBefore.getAndDecrement() > 0) {
-          return CompletableFuture.failedFuture(
-              new LoamException(LoamException.Kind.UNAVAILABLE, "injected: not proposed"));
-        }
-        if (lostAfter.getAndDecrement() > 0) {
-          return delegate
-              .propose(command)
-              .thenCompose(
-                  a ->
-                      CompletableFuture.failedFuture(
-                          new LoamException(
-                              LoamException.Kind.OUTCOME_UNKNOWN, "injected: answer lost")));
-        }
-      }
-      return delegate.propose(command);
-    }
-
-    @Override
-    public <T> T read(Function<MetaReader, T> query) {
-      return delegate.read(query);
-    }
-
-    @Override
-    public long appliedIndex() {
-      return delegate.appliedIndex();
-    }
-
-    @Override
-    public CompletableFuture<Void> awaitApplied(long index) {
-      return delegate.awaitApplied(index);
-    }
-
-    @Override
-    public CompletableFuture<Void> awaitLatest() {
-      return delegate.awaitLatest();
-    }
-
-    @Override
-    public void addApplyListener(ApplyListener listener) {
-      delegate.addApplyListener(listener);
-    }
-
-    @Override
-    public void close() {}
-  }
-
   @Test
   void failedCommitsLeaveOrphansNeverAHoleAndADeposedLeadersSealIsRefused() throws Exception {
     ExecutorService ex = Executors.newFixedThreadPool(2);
@@ -399,7 +328,7 @@ class QuorumSealIT {
           nodes.add(
               node(
                   i,
-                  new LossyCommits(ms, lostBefore, lostAfter),
+                  new LossyCommitsMetastore(ms, lostBefore, lostAfter),
                   store,
                   JournalNodeHostIT.freePort()));
         }
