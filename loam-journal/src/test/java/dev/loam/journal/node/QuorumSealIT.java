@@ -233,6 +233,18 @@ class QuorumSealIT {
         assertThat(server(leader).logStartIndex("quorum-1")).as("log purged").isPositive();
         assertThat(get(leader.log().listOffset("ns", "q", 0, OffsetSpec.earliest()))).isZero();
         assertThat(get(leader.log().listOffset("ns", "q", 0, OffsetSpec.latest()))).isEqualTo(200);
+        // A timestamp lookup finds the oldest records in the segments, and none past the newest.
+        assertThat(get(leader.log().listOffset("ns", "q", 0, OffsetSpec.forTimestamp(0)))).isZero();
+        assertThat(
+                get(
+                    leader
+                        .log()
+                        .listOffset(
+                            "ns",
+                            "q",
+                            0,
+                            OffsetSpec.forTimestamp(System.currentTimeMillis() + 3_600_000))))
+            .isEqualTo(200);
         assertThat(
                 get(leader.log().fetchBatches("ns", "q", 0, 0, 1 << 20, Duration.ZERO))
                     .batches()
