@@ -245,20 +245,27 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
         .thenApply(QuorumRead::highWatermark);
   }
 
-  /** The first tail batch with a record at or after {@code ts}, else the high watermark. */
+  /**
+   * The first tail batch with a record at or after {@code ts}, else the high watermark. Should a
+   * seal have moved the tail's start since {@code first} was read, the lookup starts over, in the
+   * segments first.
+   */
   private CompletableFuture<Long> inTail(
       String namespace, String stream, StreamInfo s, int partition, QuorumRead first, long ts) {
     return read(
             namespace, stream, s, partition, first.startOffset(), Integer.MAX_VALUE, Duration.ZERO)
-        .thenApply(
+        .thenCompose(
             r -> {
+              if (first.startOffset() < r.startOffset()) {
+                return listOffset(namespace, stream, s, partition, new OffsetSpec.ForTimestamp(ts));
+              }
               for (byte[] b : r.batches()) {
                 IndexEntry e = entryOf(b, s, partition);
                 if (e.maxTimestamp() >= ts) {
-                  return e.baseOffset();
+                  return CompletableFuture.completedFuture(e.baseOffset());
                 }
               }
-              return r.highWatermark();
+              return CompletableFuture.completedFuture(r.highWatermark());
             });
   }
 
