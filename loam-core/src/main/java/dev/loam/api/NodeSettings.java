@@ -16,10 +16,10 @@ import java.util.Objects;
  * @param walObjectMaxBytes a WAL object is flushed early once it reaches this size (8 MiB)
  * @param maxObjectsInFlight WAL objects of one class being written or committed at once (4); the
  *     objects whose PUTs are done are proposed together, oldest first, in one proposal
- * @param maxCommitsInFlight commit proposals of one class with the metastore at once (4; never more
- *     than maxObjectsInFlight in effect): a proposal goes out while earlier ones are unanswered
- *     only if it writes no partition they write, and every append hears its answer in submission
- *     order (docs/design/write-path.md "Several commits in flight"); 1 sends one at a time
+ * @param maxCommitsInFlight commit proposals of one class with the metastore at once (1, one at a
+ *     time; never more than maxObjectsInFlight in effect): above 1, a proposal goes out while
+ *     earlier ones are unanswered only if it writes no partition they write, and every append hears
+ *     its answer in submission order (docs/design/write-path.md "Several commits in flight")
  * @param commitBudget no new PUT or commit attempt starts this long after the object's ULID time
  *     (60 s, stream-engine.txt §3)
  * @param maxBufferedBytes appends beyond this many unflushed bytes fail UNAVAILABLE (backpressure)
@@ -194,7 +194,7 @@ public record NodeSettings(
     private Duration expressFlushInterval = Duration.ofMillis(5);
     private int walObjectMaxBytes = 8 << 20;
     private int maxObjectsInFlight = 4;
-    private int maxCommitsInFlight = 4;
+    private int maxCommitsInFlight = 1;
     private Duration commitBudget = Duration.ofSeconds(60);
     private long maxBufferedBytes = 64L << 20;
     private long tailCacheBytes = 64L << 20;

@@ -69,7 +69,7 @@ class PipelinedCommitTest {
 
   @Test
   void proposalsOverOtherPartitionsGoOutWhileAnOlderOneIsUnanswered() throws Exception {
-    Log log = start(TestCluster.FAST, 3);
+    Log log = start(TestCluster.FAST.withCommitsInFlight(4), 3);
     meta.script(List.of(Fault.ANSWER_LATE), Fault.NONE);
     ConcurrentLinkedQueue<Integer> completed = new ConcurrentLinkedQueue<>();
     List<CompletableFuture<AppendResult>> acks = appends(log, List.of(0, 1, 2), completed);
@@ -83,7 +83,7 @@ class PipelinedCommitTest {
 
   @Test
   void anObjectOverAPartitionAnUnansweredProposalWritesWaitsForItsAnswer() throws Exception {
-    Log log = start(TestCluster.FAST, 3);
+    Log log = start(TestCluster.FAST.withCommitsInFlight(4), 3);
     meta.script(List.of(Fault.ANSWER_LATE), Fault.NONE);
     ConcurrentLinkedQueue<Integer> completed = new ConcurrentLinkedQueue<>();
     List<CompletableFuture<AppendResult>> acks = appends(log, List.of(0, 0, 0), completed);
@@ -100,7 +100,12 @@ class PipelinedCommitTest {
     // waits out a long backoff. The younger object, over another partition, is proposed and
     // answered meanwhile, but acknowledged only after the oldest object's retry is answered.
     Log log =
-        start(TestCluster.FAST.toBuilder().retryBackoffInitial(Duration.ofMillis(400)).build(), 2);
+        start(
+            TestCluster.FAST.toBuilder()
+                .maxCommitsInFlight(4)
+                .retryBackoffInitial(Duration.ofMillis(400))
+                .build(),
+            2);
     meta.script(List.of(Fault.APPLIED_LATE_ANSWER_LOST), Fault.NONE);
     ConcurrentLinkedQueue<Integer> completed = new ConcurrentLinkedQueue<>();
     List<CompletableFuture<AppendResult>> acks = appends(log, List.of(0, 1), completed);
@@ -121,8 +126,9 @@ class PipelinedCommitTest {
   }
 
   @Test
-  void withOneCommitInFlightProposalsGoOneAtATime() throws Exception {
-    Log log = start(TestCluster.FAST.withCommitsInFlight(1), 3);
+  void byDefaultProposalsGoOneAtATime() throws Exception {
+    assertThat(NodeSettings.defaults().maxCommitsInFlight()).isEqualTo(1);
+    Log log = start(TestCluster.FAST, 3);
     meta.script(List.of(Fault.ANSWER_LATE), Fault.NONE);
     ConcurrentLinkedQueue<Integer> completed = new ConcurrentLinkedQueue<>();
     for (CompletableFuture<AppendResult> f : appends(log, List.of(0, 1, 2), completed)) {

@@ -24,7 +24,7 @@ import java.util.Map;
  * @param walObjectBytes the node's WAL object size limit, or 0 for the default (8 MiB)
  * @param objectsInFlight WAL objects a node writes at once, or 0 for the default (4)
  * @param commitsInFlight WAL commit proposals a node's writer has with the metastore at once, or 0
- *     for the default (4)
+ *     for the default (1)
  * @param store the object store URI, or null for a temp filesystem directory
  * @param coCorrection {@code intended} (latency from each append's scheduled send time) or {@code
  *     expected-interval} (HdrHistogram's recordValueWithExpectedInterval on the latency from the
@@ -220,7 +220,7 @@ public record BenchConfig(
     m.put("in_flight_per_producer", inFlight);
     m.put("wal_object_max_bytes", walObjectBytes == 0 ? 8 << 20 : walObjectBytes);
     m.put("wal_objects_in_flight", objectsInFlight == 0 ? 4 : objectsInFlight);
-    m.put("wal_commits_in_flight", commitsInFlight == 0 ? 4 : commitsInFlight);
+    m.put("wal_commits_in_flight", commitsInFlight == 0 ? 1 : commitsInFlight);
     m.put("store", store == null ? "temp filesystem dir" : store);
     if (durabilityClass == DurabilityClass.EXPRESS) {
       m.put("zone_store", zoneStore.equals("mem") ? "in-memory" : "temp filesystem dirs");
@@ -478,7 +478,7 @@ public record BenchConfig(
           "--commits-in-flight",
           "N[,N...]",
           Values.nonBlank(),
-          "4",
+          "1",
           "WAL commit proposals a node's writer has with the metastore at once; several values run"
               + " the scenario once per value, interleaved within each run");
   static final Flag<String> STORE =

@@ -26,7 +26,7 @@ class BenchConfigTest {
     assertThat(one.name()).isEqualTo("custom");
     assertThat(one.commitsInFlight()).isEqualTo(2);
     assertThat(BenchConfig.parse(new String[0]).scenarios().get(0).toJson())
-        .containsEntry("wal_commits_in_flight", 4);
+        .containsEntry("wal_commits_in_flight", 1);
     for (String bad : List.of("0", "65", "1,,4", "4,4", "x", "")) {
       assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--commits-in-flight", bad}))
           .isInstanceOf(dev.loam.cli.UsageException.class)

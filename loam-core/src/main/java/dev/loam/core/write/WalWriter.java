@@ -212,8 +212,8 @@ public final class WalWriter {
    * Stops as a crash would (or a close whose flush timed out): everything not yet handed to the
    * store fails with UNAVAILABLE (never written, so never committed); objects in flight fail with
    * {@link CommitUnknownException}, since their commit may still land. Verdicts already held
-   * (answered objects behind an older unanswered one) are released as they are, in order, before
-   * these failures. Acknowledged appends are unaffected by definition.
+   * (answered objects behind an older unanswered one) are released as they are, with these
+   * failures, all in submission order. Acknowledged appends are unaffected by definition.
    */
   public void abandon() {
     synchronized (this) {
