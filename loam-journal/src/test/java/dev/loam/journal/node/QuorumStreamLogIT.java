@@ -130,17 +130,23 @@ class QuorumStreamLogIT {
                   new AppendResult.RecordPosition(0, i), new AppendResult.RecordPosition(1, i));
           expected0.add("v" + i);
         }
-        // Every replica (leader and followers) serves the same committed records in order.
+        // Every replica (leader and followers) serves the same committed records in order. Each
+        // partition's records are their own journal entry, so a follower may have applied one
+        // partition's last append and not yet the other's: wait for both.
         for (LoamNode n : nodes) {
-          JournalNodeHostIT.await(
-              () -> {
-                try {
-                  return get(n.log().fetch("ns", "q", 0, 0, 1 << 20, Duration.ZERO)).highWatermark()
-                      == 6;
-                } catch (Exception e) {
-                  return false;
-                }
-              });
+          for (int partition = 0; partition < 2; partition++) {
+            int p = partition;
+            JournalNodeHostIT.await(
+                () -> {
+                  try {
+                    return get(n.log().fetch("ns", "q", p, 0, 1 << 20, Duration.ZERO))
+                            .highWatermark()
+                        == 6;
+                  } catch (Exception e) {
+                    return false;
+                  }
+                });
+          }
           FetchResult f = get(n.log().fetch("ns", "q", 0, 0, 1 << 20, Duration.ZERO));
           assertThat(f.records().stream().map(r -> text(r.value())).toList())
               .containsExactlyElementsOf(expected0);
