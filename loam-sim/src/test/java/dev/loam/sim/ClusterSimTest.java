@@ -44,13 +44,33 @@ class ClusterSimTest {
    * 000-seed sweep): a checker gap, a node whose clock ran ahead (its renewals refused) was
    * declared dead just after its clock stepped back, and the judge no longer knew why. Seed 583
    * again, once it ran a changelog: a changelog worker whose pass failed stopped renewing its lease
-   * and fell behind for good.
+   * and fell behind for good. Seeds 179 and 1220 (a 10 000-seed sweep with the disk cache and
+   * several commits in flight): a checker gap, a Kafka-path batch whose create time preceded its
+   * first attempt (it waited for a running node) was judged by the attempt's time and its trim
+   * called early (179); creating a changelog failed when the creating node's lagging replica did
+   * not show the lease the source's worker had already taken for a partition, and the placeholder's
+   * acquire was refused as held by another holder (1220).
    */
   @Example
   void seedsThatFoundBugs() {
     for (long seed :
         new long[] {
-          6, 13, 26, 583, 2654, 4473835, -21558931878854L, 6690, 7953, 8647, 321, 2, 40, 163
+          6,
+          13,
+          26,
+          583,
+          2654,
+          4473835,
+          -21558931878854L,
+          6690,
+          7953,
+          8647,
+          321,
+          2,
+          40,
+          163,
+          179,
+          1220
         }) {
       check(Simulation.run(seed));
     }

@@ -83,24 +83,48 @@ final class ChangelogAdmin {
               CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
               for (int p = 0; p < d.spec().partitions(); p++) {
                 int partition = p;
-                chain =
-                    chain.thenCompose(
-                        v ->
-                            log.writerLease(namespace, name, partition, source)
-                                .thenCompose(
-                                    l ->
-                                        l.isPresent()
-                                            ? CompletableFuture.completedFuture(null)
-                                            : log.acquireWriterLease(
-                                                    namespace,
-                                                    name,
-                                                    partition,
-                                                    source,
-                                                    CREATOR,
-                                                    Duration.ofMillis(1))
-                                                .thenApply(x -> null)));
+                chain = chain.thenCompose(v -> link(namespace, name, partition, source));
               }
               return chain.thenApply(v -> d);
             });
+  }
+
+  /**
+   * Links one partition: a writer lease of {@code source} exists (any holder), or the placeholder
+   * takes one. The local read may lag: when the placeholder is refused because another holder has
+   * the lease — the source's worker took it once an earlier partition was linked —, the link is
+   * there; the read is repeated once this replica has caught up, to tell that refusal apart.
+   */
+  private CompletableFuture<Void> link(
+      String namespace, String name, int partition, String source) {
+    return log.writerLease(namespace, name, partition, source)
+        .thenCompose(
+            l ->
+                l.isPresent()
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : log.acquireWriterLease(
+                            namespace, name, partition, source, CREATOR, Duration.ofMillis(1))
+                        .<Void>thenApply(x -> null)
+                        .exceptionallyCompose(
+                            t -> {
+                              Throwable cause =
+                                  t instanceof java.util.concurrent.CompletionException
+                                          && t.getCause() != null
+                                      ? t.getCause()
+                                      : t;
+                              if (!(cause instanceof LoamException e)
+                                  || e.kind() != Kind.CONFLICT) {
+                                return CompletableFuture.failedFuture(cause);
+                              }
+                              return ctx.meta()
+                                  .awaitLatest()
+                                  .thenCompose(
+                                      v -> log.writerLease(namespace, name, partition, source))
+                                  .thenCompose(
+                                      again ->
+                                          again.isPresent()
+                                              ? CompletableFuture.<Void>completedFuture(null)
+                                              : CompletableFuture.<Void>failedFuture(cause));
+                            }));
   }
 }

@@ -183,9 +183,12 @@ public final class Producers {
     List<AppendRecord> recs = records(a, p.partition, 1 + workRandom.nextInt(3));
     if (p.kafka) {
       List<RecordData> data = new ArrayList<>();
+      long createMillis = ctx.clock().millis();
       for (AppendRecord r : recs) {
-        data.add(RecordData.of(ctx.clock().millis(), r.key(), r.value()));
+        data.add(RecordData.of(createMillis, r.key(), r.value()));
       }
+      // The batch's create time, which retention judges it by, may precede its first attempt.
+      a.clientStamped(TimeUnit.MILLISECONDS.toNanos(createMillis));
       p.batch =
           RecordBatchEncoder.encode(
               new BatchSettings(

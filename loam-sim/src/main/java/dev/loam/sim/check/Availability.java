@@ -201,7 +201,7 @@ public final class Availability {
       for (AppendResult.RecordPosition pos : a.acked().positions()) {
         if (pos.partition() == t.partition()
             && pos.offset() < tr.logStartOffset()
-            && a.sentNanos() >= horizonNanos) {
+            && a.earliestTimestampNanos() >= horizonNanos) {
           checker.violation(
               "retention dropped a record younger than retentionMillis="
                   + st.retentionMillis()
@@ -209,8 +209,8 @@ public final class Availability {
                   + a.id()
                   + " offset="
                   + pos.offset()
-                  + " sentAgoMillis="
-                  + TimeUnit.NANOSECONDS.toMillis(now - a.sentNanos()));
+                  + " stampedAgoMillis="
+                  + TimeUnit.NANOSECONDS.toMillis(now - a.earliestTimestampNanos()));
           return;
         }
       }

@@ -23,6 +23,10 @@ public final class History {
     private long sentNanos = -1;
 
     private boolean sentUnskewed;
+
+    /** When the client stamped its records itself (a Kafka batch's create time), or -1. */
+    private long clientStampNanos = -1;
+
     private AppendResult acked;
     private int attempts;
     private boolean unknown; // some attempt's outcome was unknown
@@ -56,6 +60,22 @@ public final class History {
     /** Simulated time the first attempt was sent, or -1 before it. */
     public long sentNanos() {
       return sentNanos;
+    }
+
+    /**
+     * The client stamped the records itself at {@code nanos} (a Kafka producer's batch: its create
+     * time, fixed before the first attempt, which may wait for a node to send it to).
+     */
+    public void clientStamped(long nanos) {
+      clientStampNanos = nanos;
+    }
+
+    /**
+     * The earliest time the records' timestamps can hold by a true clock: the client's own stamp
+     * when it set one, else the first attempt (the node stamps each attempt at or after it).
+     */
+    public long earliestTimestampNanos() {
+      return clientStampNanos >= 0 ? Math.min(clientStampNanos, sentNanos) : sentNanos;
     }
 
     /** Every attempt so far went through a node whose clock was true. */
