@@ -120,7 +120,10 @@ class RaftMetaDiskFullIT {
     RatisFixtures.commitOne(back, stream, "after", clock);
     cluster.awaitInSync();
     assertThat(RatisFixtures.entries(back, stream)).hasSize(3);
-    assertThat(Long.parseLong(read(metaFile).getProperty("term"))).isGreaterThan(termAfter);
+    // Never behind what it persisted (equal when the surviving voter won the election the victim
+    // voted in before its disk failed it, and still leads).
+    assertThat(Long.parseLong(read(metaFile).getProperty("term")))
+        .isGreaterThanOrEqualTo(termAfter);
   }
 
   @Test
