@@ -77,6 +77,10 @@ final class JournalPlacementCodec {
     if (tag == TAG_PLACE_JOURNAL || tag == TAG_PLACE_JOURNAL_WITH_ENDPOINT) {
       String journal = r.string("placeJournal.journal");
       int replicas = r.u8("placeJournal.replicas");
+      if (replicas < 1 || replicas > MAX_REPLICAS) {
+        throw r.corrupt(
+            "placeJournal.replicas", "out of range 1.." + MAX_REPLICAS + " replicas=" + replicas);
+      }
       if (tag == TAG_PLACE_JOURNAL) {
         return new PlaceJournal(o, journal, replicas);
       }
