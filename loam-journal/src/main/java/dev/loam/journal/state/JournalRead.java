@@ -10,7 +10,8 @@ import java.util.Optional;
  *
  * @param batches RecordBatch v2 bytes with their assigned base offsets, in offset order; empty when
  *     the offset is at the high watermark or sealed
- * @param segment the segment holding the offset asked for, when it is sealed
+ * @param segment the segment holding the offset asked for, when it is sealed and among the
+ *     partition's newest segments (older ones are found through the metastore's offset index)
  * @param sealedOffset offsets below it are in segments
  * @param highWatermark the offset the next accepted batch gets
  */

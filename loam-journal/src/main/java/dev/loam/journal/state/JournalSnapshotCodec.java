@@ -15,12 +15,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
-/** The journal snapshot format (docs/formats/journal-snapshot-v1.md). Pure and thread-safe. */
+/**
+ * The journal snapshot format (docs/formats/journal-snapshot-v1.md, journal-snapshot-v2.md). A
+ * snapshot is written as version 1 while every partition still holds its pointers from its start
+ * offset on, so replicas that read only version 1 keep reading it, and as version 2 once a
+ * partition dropped its oldest pointers. Pure and thread-safe.
+ */
 final class JournalSnapshotCodec {
   /** ASCII {@code LJNS}. */
   static final int MAGIC = 0x4C4A4E53;
 
-  static final int VERSION = 1;
+  /** Every partition's pointers start at its start offset. */
+  static final int VERSION_COMPLETE = 1;
+
+  /** A partition's pointers may start above its start offset (the oldest were dropped). */
+  static final int VERSION_SUFFIX = 2;
+
   static final int MAX_PARTITIONS = 1 << 20;
   static final int MAX_SEGMENTS = 1 << 20;
   static final int MAX_PRODUCERS = 1 << 20;
@@ -33,7 +43,7 @@ final class JournalSnapshotCodec {
     DataOutputStream out = new DataOutputStream(bytes);
     try {
       out.writeInt(MAGIC);
-      out.writeShort(VERSION);
+      out.writeShort(versionOf(s));
       out.writeShort(0);
       out.writeLong(s.appliedEntries);
       out.writeInt(s.partitions.size());
@@ -79,6 +89,15 @@ final class JournalSnapshotCodec {
     return ByteBuffer.allocate(body.length + 4).put(body).putInt((int) crc.getValue()).array();
   }
 
+  private static int versionOf(JournalState s) {
+    for (PartitionJournal p : s.partitions.values()) {
+      if (!p.segments.isEmpty() && p.segments.get(0).baseOffset() != p.startOffset) {
+        return VERSION_SUFFIX;
+      }
+    }
+    return VERSION_COMPLETE;
+  }
+
   static JournalState decode(byte[] bytes, long maxUnsealedBytes) {
     if (bytes.length < 24) {
       throw new CorruptionException("journal snapshot: truncated length=" + bytes.length);
@@ -103,7 +122,7 @@ final class JournalSnapshotCodec {
           "journal snapshot: bad magic magic=0x" + Integer.toHexString(magic));
     }
     int version = Short.toUnsignedInt(b.getShort());
-    if (version != VERSION) {
+    if (version != VERSION_COMPLETE && version != VERSION_SUFFIX) {
       throw new CorruptionException("journal snapshot: unsupported version version=" + version);
     }
     int reserved = Short.toUnsignedInt(b.getShort());
@@ -118,6 +137,7 @@ final class JournalSnapshotCodec {
     }
     int partitions = count(b, MAX_PARTITIONS, "partition_count", "");
     PartitionKey previous = null;
+    boolean suffixSeen = false;
     for (int i = 0; i < partitions; i++) {
       PartitionKey key = new PartitionKey(b.getLong(), b.getInt());
       String ids = " stream=" + key.streamId() + " partition=" + key.partition();
@@ -128,7 +148,14 @@ final class JournalSnapshotCodec {
         throw new CorruptionException("journal snapshot: partitions not sorted" + ids);
       }
       previous = key;
-      s.partitions.put(key, decodePartition(b, ids));
+      PartitionJournal p = decodePartition(b, version, ids);
+      suffixSeen |= !p.segments.isEmpty() && p.segments.get(0).baseOffset() != p.startOffset;
+      s.partitions.put(key, p);
+    }
+    if (version == VERSION_SUFFIX && !suffixSeen) {
+      // One state, one encoding: with every pointer list complete the writer writes version 1.
+      throw new CorruptionException(
+          "journal snapshot: version 2 with every partition's segments from its start offset");
     }
     if (b.hasRemaining()) {
       throw new CorruptionException("journal snapshot: trailing bytes n=" + b.remaining());
@@ -137,7 +164,7 @@ final class JournalSnapshotCodec {
     return s;
   }
 
-  private static PartitionJournal decodePartition(ByteBuffer b, String ids) {
+  private static PartitionJournal decodePartition(ByteBuffer b, int version, String ids) {
     long start = b.getLong();
     long sealed = b.getLong();
     long next = b.getLong();
@@ -159,7 +186,13 @@ final class JournalSnapshotCodec {
       long base = b.getLong();
       long end = b.getLong();
       int keyLength = Short.toUnsignedInt(b.getShort());
-      if (base != at || end <= base || keyLength < 1 || keyLength > SegmentPointer.MAX_KEY_BYTES) {
+      // Version 2: the first kept pointer may start anywhere from the start offset on; every next
+      // one starts where the previous ended.
+      boolean firstOfSuffix = i == 0 && version == VERSION_SUFFIX && base >= start;
+      if ((base != at && !firstOfSuffix)
+          || end <= base
+          || keyLength < 1
+          || keyLength > SegmentPointer.MAX_KEY_BYTES) {
         throw new CorruptionException(
             "journal snapshot: bad segment" + ids + " base=" + base + " end=" + end);
       }

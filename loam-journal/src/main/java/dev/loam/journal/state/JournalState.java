@@ -147,7 +147,7 @@ public final class JournalState {
     p.tail.subList(0, n).clear();
     p.tailBytes -= freed;
     unsealedBytes -= freed;
-    p.segments.add(s);
+    p.addSegment(s);
     p.sealedOffset = s.endOffset();
     return new JournalResult.Sealed(p.sealedOffset);
   }
@@ -203,7 +203,7 @@ public final class JournalState {
     }
     if (fromOffset < p.sealedOffset) {
       return new JournalRead(
-          List.of(), Optional.of(p.segmentOf(fromOffset)), p.sealedOffset, p.nextOffset);
+          List.of(), Optional.ofNullable(p.segmentOf(fromOffset)), p.sealedOffset, p.nextOffset);
     }
     List<byte[]> out = new ArrayList<>();
     if (fromOffset < p.nextOffset) {

@@ -8,6 +8,14 @@ import java.util.ArrayList;
  * (docs/design/quorum.md). Mutated only by {@link JournalState}.
  */
 final class PartitionJournal {
+  /**
+   * Segment pointers a partition keeps: its newest ones. The metastore's offset index holds every
+   * segment and is what reads go through; the journal's pointers only answer a read just below the
+   * sealed offset, so keeping them all would grow the state and the snapshot by one pointer per
+   * segment for the partition's whole life (docs/formats/journal-snapshot-v2.md).
+   */
+  static final int KEPT_SEGMENT_POINTERS = 16;
+
   final long startOffset;
   long sealedOffset;
   long nextOffset;
@@ -46,8 +54,22 @@ final class PartitionJournal {
     return lo;
   }
 
-  /** The segment holding {@code offset}, for startOffset ≤ offset < sealedOffset. */
+  /** Adds a sealed segment and drops the oldest pointers beyond {@link #KEPT_SEGMENT_POINTERS}. */
+  void addSegment(SegmentPointer s) {
+    segments.add(s);
+    if (segments.size() > KEPT_SEGMENT_POINTERS) {
+      segments.subList(0, segments.size() - KEPT_SEGMENT_POINTERS).clear();
+    }
+  }
+
+  /**
+   * The segment holding {@code offset}, for startOffset ≤ offset < sealedOffset, or null when its
+   * pointer is no longer kept (the offset index has it).
+   */
   SegmentPointer segmentOf(long offset) {
+    if (segments.isEmpty() || offset < segments.get(0).baseOffset()) {
+      return null;
+    }
     int lo = 0;
     int hi = segments.size() - 1;
     while (lo < hi) {

@@ -75,4 +75,23 @@ class JournalGoldenFilesTest {
         .isEqualTo(new JournalResult.Duplicate(100, 102));
     assertThat(JournalGoldenFixtures.snapshotState().snapshot()).isEqualTo(bytes);
   }
+
+  @Test
+  void snapshotV2() throws IOException {
+    byte[] bytes = golden(JournalGoldenFixtures.SNAPSHOT_V2);
+    assertThat(java.nio.ByteBuffer.wrap(bytes).getShort(4)).isEqualTo((short) 2);
+    JournalState s = JournalState.restore(bytes, 1 << 20);
+    assertThat(s.appliedEntries()).isEqualTo(45);
+    // The newest 16 pointers are kept; older sealed offsets are read through the offset index.
+    assertThat(s.read(42, 3, 3, 1 << 20).segment()).isEmpty();
+    assertThat(s.read(42, 3, 3, 1 << 20).sealedOffset()).isEqualTo(20);
+    assertThat(s.read(42, 3, 4, 1 << 20).segment())
+        .contains(new SegmentPointer(4, 5, "seg/42/3/04"));
+    assertThat(s.read(42, 3, 19, 1 << 20).segment())
+        .contains(new SegmentPointer(19, 20, "seg/42/3/19"));
+    assertThat(Batches.values(s.read(42, 3, 20, 1 << 20).batches())).containsExactly("20:tail-0");
+    assertThat(s.read(42, 0, 0, 1 << 20).segment())
+        .contains(new SegmentPointer(0, 1, "seg/42/0/00"));
+    assertThat(JournalGoldenFixtures.snapshotV2State().snapshot()).isEqualTo(bytes);
+  }
 }

@@ -33,5 +33,8 @@ public final class JournalGoldenFilesWriter {
     Files.write(
         dir.resolve(JournalGoldenFixtures.SNAPSHOT),
         JournalGoldenFixtures.snapshotState().snapshot());
+    Files.write(
+        dir.resolve(JournalGoldenFixtures.SNAPSHOT_V2),
+        JournalGoldenFixtures.snapshotV2State().snapshot());
   }
 }
