@@ -30,6 +30,12 @@ final class JournalSealAgent {
   /** How often a node looks for tails to seal. */
   static final long INTERVAL_MILLIS = 100;
 
+  /**
+   * A partition's non-empty tail is sealed, whatever its size, once its sealed offset has not moved
+   * for this long, so a quiet partition's records reach segments (where retention trims them).
+   */
+  static final long QUIET_SEAL_MILLIS = 10 * 60_000L;
+
   private final QuorumHostContext ctx;
   private final JournalServer server;
   private final Supplier<List<String>> journals;
@@ -123,6 +129,8 @@ final class JournalSealAgent {
                 ctx.segments(),
                 new MetastoreOffsetIndex(ctx.metastore(), ctx.origin(), j),
                 minSealBytes,
-                maxSegmentBytes));
+                maxSegmentBytes,
+                QUIET_SEAL_MILLIS,
+                () -> ctx.origin().get().stampMillis()));
   }
 }

@@ -12,10 +12,15 @@ import dev.loam.spi.quorum.SegmentNamer;
 import dev.loam.wal.segment.Segment;
 import dev.loam.wal.segment.SegmentBuilder;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Seals a journal's committed ranges into segment objects (docs/design/quorum.md "Sealing"), driven
@@ -28,11 +33,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       proposal failed), it proposes their {@code SEAL}s, so the journal catches up with the
  *       index;
  *   <li>else, when the partition's unsealed tail holds {@code minSealBytes} or more (or the journal
- *       holds half its bound of unsealed bytes, then any non-empty tail), it writes the oldest tail
- *       batches, up to about {@code maxSegmentBytes}, as one segment (docs/formats/segment-v1.md:
- *       the batches verbatim, their assigned offsets in place) with the sink's create-if-absent,
- *       commits it into the offset index, and only then proposes {@code SEAL}, which drops the
- *       range from every replica's tail; a later snapshot lets Ratis purge the log behind it.
+ *       holds half its bound of unsealed bytes, or the partition's sealed offset has not moved for
+ *       {@code quietSealMillis} while its tail was not empty: then any non-empty tail), it writes
+ *       the oldest tail batches, up to about {@code maxSegmentBytes}, as one segment
+ *       (docs/formats/segment-v1.md: the batches verbatim, their assigned offsets in place) with
+ *       the sink's create-if-absent, commits it into the offset index, and only then proposes
+ *       {@code SEAL}, which drops the range from every replica's tail; a later snapshot lets Ratis
+ *       purge the log behind it.
  * </ol>
  *
  * <p>So the journal drops a range only once the index points at a segment holding it: a refused or
@@ -52,6 +59,16 @@ public final class JournalSealer {
   private final OffsetIndex index;
   private final long minSealBytes;
   private final long maxSegmentBytes;
+  private final long quietSealMillis;
+  private final LongSupplier clockMillis;
+
+  /**
+   * Per partition with a non-empty tail, the sealed offset this sealer last saw and when it first
+   * saw it: the start of the partition's quiet time. Local to this leader, so a new leader starts
+   * counting afresh (a seal at most one quiet interval later).
+   */
+  private final Map<PartitionKey, Quiet> quiet = new HashMap<>();
+
   private final AtomicLong segmentsWritten = new AtomicLong();
   private final AtomicLong commitsRefused = new AtomicLong();
 
@@ -68,11 +85,44 @@ public final class JournalSealer {
       OffsetIndex index,
       long minSealBytes,
       long maxSegmentBytes) {
+    this(
+        server,
+        journal,
+        sink,
+        names,
+        index,
+        minSealBytes,
+        maxSegmentBytes,
+        Long.MAX_VALUE,
+        () -> 0L);
+  }
+
+  /**
+   * The time-based seal: after {@code quietSealMillis} without a seal, a partition's non-empty tail
+   * is sealed whatever its size, so that a quiet partition's records reach segments, where
+   * retention trims them, instead of staying in the journal for good.
+   *
+   * @param quietSealMillis how long a non-empty tail may go unsealed; {@link Long#MAX_VALUE} for
+   *     never
+   * @param clockMillis the node's clock, in milliseconds
+   * @throws LoamException INVALID if a bound is not positive or min exceeds max
+   */
+  public JournalSealer(
+      JournalServer server,
+      String journal,
+      SegmentSink sink,
+      SegmentNamer names,
+      OffsetIndex index,
+      long minSealBytes,
+      long maxSegmentBytes,
+      long quietSealMillis,
+      LongSupplier clockMillis) {
     this.server = Objects.requireNonNull(server, "server");
     this.journal = Objects.requireNonNull(journal, "journal");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.names = Objects.requireNonNull(names, "names");
     this.index = Objects.requireNonNull(index, "index");
+    this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
     if (minSealBytes <= 0 || maxSegmentBytes < minSealBytes) {
       throw new LoamException(
           Kind.INVALID,
@@ -81,9 +131,18 @@ public final class JournalSealer {
               + " maxSegmentBytes="
               + maxSegmentBytes);
     }
+    if (quietSealMillis <= 0) {
+      throw new LoamException(
+          Kind.INVALID, "quietSealMillis must be positive quietSealMillis=" + quietSealMillis);
+    }
     this.minSealBytes = minSealBytes;
     this.maxSegmentBytes = maxSegmentBytes;
+    this.quietSealMillis = quietSealMillis;
   }
+
+  private record PartitionKey(long streamId, int partition) {}
+
+  private record Quiet(long sealedOffset, long sinceMillis) {}
 
   /** What one pass works from, read from the journal state at once. */
   private record Plan(List<SealPoint> points, List<UnsealedRange> ranges) {}
@@ -101,10 +160,26 @@ public final class JournalSealer {
         server.query(
             journal,
             s -> {
+              List<SealPoint> points = s.sealPoints();
+              Set<PartitionKey> due = quietPartitions(points);
               // Under pressure every tail counts, so many small partitions cannot fill the journal
               // while none of them reaches the threshold.
               long min = 2 * s.unsealedBytes() >= s.maxUnsealedBytes() ? 1 : minSealBytes;
-              return new Plan(s.sealPoints(), s.unsealed(min, maxSegmentBytes));
+              List<UnsealedRange> ranges = s.unsealed(min, maxSegmentBytes);
+              if (min > 1 && !due.isEmpty()) {
+                List<UnsealedRange> withQuiet = new ArrayList<>(ranges);
+                for (UnsealedRange r : s.unsealed(1, maxSegmentBytes)) {
+                  if (due.contains(new PartitionKey(r.streamId(), r.partition()))
+                      && ranges.stream()
+                          .noneMatch(
+                              x ->
+                                  x.streamId() == r.streamId() && x.partition() == r.partition())) {
+                    withQuiet.add(r);
+                  }
+                }
+                ranges = withQuiet;
+              }
+              return new Plan(points, ranges);
             });
     List<CompletableFuture<List<JournalResult>>> work = new ArrayList<>();
     for (SealPoint p : plan.points()) {
@@ -125,6 +200,37 @@ public final class JournalSealer {
     }
     return CompletableFuture.allOf(work.toArray(CompletableFuture[]::new))
         .thenApply(v -> work.stream().flatMap(f -> f.join().stream()).toList());
+  }
+
+  /**
+   * Starts or keeps each partition's quiet time from the journal's seal points (a seal, which moves
+   * the sealed offset, restarts it; an empty tail ends it) and answers the partitions whose
+   * non-empty tail has gone unsealed for the quiet interval.
+   */
+  private Set<PartitionKey> quietPartitions(List<SealPoint> points) {
+    if (quietSealMillis == Long.MAX_VALUE) {
+      return Set.of();
+    }
+    long now = clockMillis.getAsLong();
+    Map<PartitionKey, Quiet> next = new HashMap<>();
+    Set<PartitionKey> due = new HashSet<>();
+    for (SealPoint p : points) {
+      if (p.tailBytes() == 0) {
+        continue;
+      }
+      PartitionKey k = new PartitionKey(p.streamId(), p.partition());
+      Quiet q = quiet.get(k);
+      if (q == null || q.sealedOffset() != p.sealedOffset()) {
+        q = new Quiet(p.sealedOffset(), now);
+      }
+      next.put(k, q);
+      if (now - q.sinceMillis() >= quietSealMillis) {
+        due.add(k);
+      }
+    }
+    quiet.clear();
+    quiet.putAll(next);
+    return due;
   }
 
   /** Segments written so far (each committed, refused or of unknown outcome). */

@@ -149,4 +149,53 @@ class JournalSealIT {
       assertThat(back.read(JOURNAL, STREAM, 0, 0, 100).segment()).contains(sealed.get(0));
     }
   }
+
+  /**
+   * The time-based seal: a tail below the size threshold is sealed once the partition's sealed
+   * offset has not moved for the quiet interval, on the sealer's clock, and the interval starts
+   * again after each seal.
+   */
+  @Test
+  void aQuietTailIsSealedAfterTheQuietInterval() {
+    try (JournalTestCluster c = new JournalTestCluster(dir, 3, s -> s)) {
+      String leader = c.awaitLeader();
+      c.propose(leader, new JournalEntry.Host(STREAM, 0, 0));
+      c.propose(leader, new JournalEntry.Host(STREAM, 1, 0));
+      c.propose(leader, new JournalEntry.Append(STREAM, 0, Batches.plain("quiet", 2)));
+      java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1000);
+      JournalSealer sealer =
+          new JournalSealer(
+              c.server(leader),
+              JOURNAL,
+              this::put,
+              JournalSealIT::name,
+              offsetIndex,
+              1 << 20,
+              4 << 20,
+              60_000,
+              now::get);
+      assertThat(JournalTestCluster.get(sealer.poll())).as("below the threshold").isEmpty();
+      now.addAndGet(59_999);
+      assertThat(JournalTestCluster.get(sealer.poll())).as("not quiet long enough").isEmpty();
+      now.addAndGet(1);
+      assertThat(JournalTestCluster.get(sealer.poll()))
+          .containsExactly(new JournalResult.Sealed(2));
+      assertThat(objects).hasSize(1);
+      JournalServer l = c.server(leader);
+      assertThat(l.read(JOURNAL, STREAM, 0, 0, 100).segment())
+          .contains(new SegmentPointer(0, 2, name(STREAM, 0, 0).key()));
+      // Partition 1 stayed empty: nothing to seal there, however long it is quiet.
+      assertThat(l.read(JOURNAL, STREAM, 1, 0, 100).highWatermark()).isZero();
+
+      // The next small append starts a new quiet interval.
+      c.propose(leader, new JournalEntry.Append(STREAM, 0, Batches.plain("later", 1)));
+      assertThat(JournalTestCluster.get(sealer.poll())).isEmpty();
+      now.addAndGet(30_000);
+      assertThat(JournalTestCluster.get(sealer.poll())).isEmpty();
+      now.addAndGet(30_000);
+      assertThat(JournalTestCluster.get(sealer.poll()))
+          .containsExactly(new JournalResult.Sealed(3));
+      assertThat(l.query(JOURNAL, JournalState::unsealedBytes)).isZero();
+    }
+  }
 }
