@@ -228,4 +228,88 @@ class QuorumTopicIT {
     assertThat(p0).containsExactlyElementsOf(expected0);
     assertThat(p1).containsExactly("v1", "v3", "v5", "v7", "v9", "v11", "v13", "v15", "v17", "v19");
   }
+
+  /**
+   * A consumer group on a quorum topic: a member subscribed through one gateway reads part of the
+   * records and commits its offsets; a second member of the same group, through another gateway,
+   * resumes exactly there; the committed offsets are what the Admin client lists.
+   */
+  @Test
+  void aConsumerGroupCommitsAndResumesOnAQuorumTopic() throws Exception {
+    leaderGatewayPort();
+    Map<String, Object> pc = new HashMap<>();
+    pc.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + gateways.get(0).port());
+    pc.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    pc.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(pc)) {
+      for (int i = 0; i < 40; i++) {
+        p.send(new ProducerRecord<>("q", i % 2, null, ("g" + i).getBytes(StandardCharsets.UTF_8)))
+            .get(30, TimeUnit.SECONDS);
+      }
+    }
+    List<String> seen = new ArrayList<>();
+    Map<TopicPartition, Long> committed = new HashMap<>();
+    try (KafkaConsumer<byte[], byte[]> c = groupMember(gateways.get(1))) {
+      c.subscribe(List.of("q"));
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (seen.size() < 10 && System.nanoTime() < end) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+          seen.add(new String(r.value(), StandardCharsets.UTF_8));
+          committed.merge(new TopicPartition("q", r.partition()), r.offset() + 1, Math::max);
+        }
+      }
+      assertThat(seen).hasSizeGreaterThanOrEqualTo(10);
+      Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> toCommit =
+          new HashMap<>();
+      committed.forEach(
+          (tp, o) -> toCommit.put(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(o)));
+      c.commitSync(toCommit, Duration.ofSeconds(15));
+    }
+    try (Admin a = admin(gateways.get(2))) {
+      Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> listed =
+          a.listConsumerGroupOffsets("quorum-readers")
+              .partitionsToOffsetAndMetadata()
+              .get(15, TimeUnit.SECONDS);
+      Map<TopicPartition, Long> listedOffsets = new HashMap<>();
+      listed.forEach((tp, om) -> listedOffsets.put(tp, om.offset()));
+      assertThat(listedOffsets).isEqualTo(committed);
+    }
+    try (KafkaConsumer<byte[], byte[]> c = groupMember(gateways.get(2))) {
+      c.subscribe(List.of("q"));
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (seen.size() < 40 && System.nanoTime() < end) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+          seen.add(new String(r.value(), StandardCharsets.UTF_8));
+        }
+      }
+    }
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      expected.add("g" + i);
+    }
+    // Every record exactly once across the two members: the second resumed at the commit.
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
+    for (int part = 0; part < 2; part++) {
+      int pp = part;
+      List<String> ofPartition =
+          seen.stream().filter(v -> Integer.parseInt(v.substring(1)) % 2 == pp).toList();
+      assertThat(ofPartition)
+          .as("partition %d in order", part)
+          .containsExactlyElementsOf(
+              expected.stream().filter(v -> Integer.parseInt(v.substring(1)) % 2 == pp).toList());
+    }
+  }
+
+  private static KafkaConsumer<byte[], byte[]> groupMember(KafkaGateway g) {
+    Map<String, Object> cc = new HashMap<>();
+    cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + g.port());
+    cc.put(ConsumerConfig.GROUP_ID_CONFIG, "quorum-readers");
+    cc.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    cc.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    cc.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    cc.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5);
+    return new KafkaConsumer<>(cc);
+  }
 }
