@@ -79,8 +79,9 @@ public record BenchConfig(
               + " nodes 1..5, records-per-append>=1, in-flight>=1, wal-object-bytes>=1024,"
               + " objects-in-flight 1..64, commits-in-flight 1..64)");
     }
-    if (durabilityClass == DurabilityClass.QUORUM) {
-      throw new IllegalArgumentException("the quorum class is not implemented by Loam yet");
+    if (durabilityClass == DurabilityClass.QUORUM && nodes < 3) {
+      throw new IllegalArgumentException(
+          "the quorum class needs --nodes 3 or more (a journal has three replicas), got " + nodes);
     }
     if (!TRANSPORTS.contains(transport)) {
       throw new IllegalArgumentException(
@@ -294,6 +295,57 @@ public record BenchConfig(
         payload);
   }
 
+  /** This scenario in durability class {@code cls}, named {@code n}. */
+  BenchConfig withDurabilityClass(DurabilityClass cls, String n) {
+    return new BenchConfig(
+        n,
+        producers,
+        consumers,
+        recordBytes,
+        keys,
+        partitions,
+        nodes,
+        transport,
+        rate,
+        duration,
+        warmup,
+        cls,
+        flushMillis,
+        recordsPerAppend,
+        inFlight,
+        walObjectBytes,
+        objectsInFlight,
+        commitsInFlight,
+        store,
+        zoneStore,
+        latency,
+        coCorrection,
+        seed,
+        compression,
+        payload);
+  }
+
+  /** The classes of {@code --class}: distinct, in the order given. */
+  static List<DurabilityClass> classes(String text) {
+    List<DurabilityClass> out = new ArrayList<>();
+    for (String part : text.split(",", -1)) {
+      String t = part.trim();
+      DurabilityClass c;
+      try {
+        c =
+            DurabilityClass.valueOf(
+                Values.oneOf("standard", "express", "quorum").parse(t).toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--class", e.getMessage(), e);
+      }
+      if (out.contains(c)) {
+        throw new UsageException("--class", "names " + t + " twice: " + text);
+      }
+      out.add(c);
+    }
+    return out;
+  }
+
   /** This scenario with {@code k} commit proposals in flight per writer, named {@code n}. */
   BenchConfig withCommitsInFlight(int k, String n) {
     return new BenchConfig(
@@ -429,15 +481,15 @@ public record BenchConfig(
   static final Flag<Duration> WARMUP =
       CMD.optional(
           "--warmup", "D", Values.duration(), "5s (quick: 2s)", "unmeasured time before it");
-  static final Flag<DurabilityClass> CLASS =
-      CMD.flag(
+  static final Flag<String> CLASS =
+      CMD.optional(
           "--class",
-          "standard|express",
-          t ->
-              DurabilityClass.valueOf(
-                  Values.oneOf("standard", "express").parse(t).toUpperCase(Locale.ROOT)),
-          D.durabilityClass,
-          "durability class; express writes to 3 zonal stores through ExpressObjectStore");
+          "standard|express|quorum[,...]",
+          Values.nonBlank(),
+          "standard",
+          "durability class; express writes to 3 zonal stores through ExpressObjectStore, quorum"
+              + " appends to a Raft journal on the nodes' journal ports (needs --nodes 3 or more);"
+              + " several values run the scenario once per class, interleaved within each run");
   static final Flag<Long> FLUSH_MS =
       CMD.optional(
           "--flush-ms",
@@ -633,7 +685,7 @@ public record BenchConfig(
               rate,
               d,
               w,
-              a.get(CLASS),
+              classes(a.given(CLASS) ? a.get(CLASS) : "standard").get(0),
               a.given(FLUSH_MS) ? a.get(FLUSH_MS) : D.flushMillis,
               a.get(RECORDS_PER_APPEND),
               a.get(IN_FLIGHT),
@@ -657,6 +709,21 @@ public record BenchConfig(
       scenarios.addAll(baseline(base, rate));
     } else {
       scenarios.add(base);
+    }
+    List<DurabilityClass> classes = classes(a.given(CLASS) ? a.get(CLASS) : "standard");
+    if (classes.size() > 1) {
+      List<BenchConfig> perClass = new ArrayList<>();
+      for (BenchConfig sc : scenarios) {
+        for (DurabilityClass cls : classes) {
+          try {
+            perClass.add(
+                sc.withDurabilityClass(cls, sc.name() + "-" + cls.name().toLowerCase(Locale.ROOT)));
+          } catch (IllegalArgumentException e) {
+            throw new UsageException(null, e.getMessage(), e);
+          }
+        }
+      }
+      scenarios = perClass;
     }
     if (a.given(COMMITS_IN_FLIGHT)) {
       List<Integer> ks = commitsInFlight(a.get(COMMITS_IN_FLIGHT));

@@ -39,6 +39,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -179,6 +180,11 @@ final class LoadRun {
           if (c.nodes() > 1) {
             b.metastore(metastores.get(i));
           }
+          if (c.durabilityClass() == DurabilityClass.QUORUM) {
+            // Every node a journal replica over loopback gRPC, its Raft log on the temp disk.
+            b.journalAddress("127.0.0.1:" + freeLoopbackPort())
+                .journalDir(tmp.resolve(ids.get(i)).resolve("journal"));
+          }
           nodes.add(b.start());
         }
         Result r =
@@ -281,14 +287,24 @@ final class LoadRun {
       throws Exception {
     Log first = nodes.get(0).log();
     first.createNamespace(NS).join();
-    first
-        .createStream(
-            NS,
-            STREAM,
-            StreamSpec.standard(c.partitions())
-                .withClass(Durability.fromWireName(c.durabilityClass().wireName()))
-                .withCompression(dev.loam.api.Compression.fromWireName(c.compression())))
-        .join();
+    StreamSpec spec =
+        StreamSpec.standard(c.partitions())
+            .withClass(Durability.fromWireName(c.durabilityClass().wireName()))
+            .withCompression(dev.loam.api.Compression.fromWireName(c.compression()));
+    long createBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        first.createStream(NS, STREAM, spec).join();
+        break;
+      } catch (CompletionException e) {
+        // A quorum stream needs a placed journal, placed once the nodes' first placement passes
+        // advertised their journal endpoints: retried for a few seconds after start.
+        if (c.durabilityClass() != DurabilityClass.QUORUM || System.nanoTime() > createBy) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
     // Every replica must know the stream before its node appends to it.
     for (LoamNode n : nodes) {
       awaitStream(n.log());
@@ -628,6 +644,13 @@ final class LoadRun {
       }
     }
     return voters;
+  }
+
+  /** A loopback port free right now, for a node's journal server. */
+  private static int freeLoopbackPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 
   static void parkUntil(long deadline) {

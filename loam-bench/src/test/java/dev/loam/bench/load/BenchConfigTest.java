@@ -93,7 +93,13 @@ class BenchConfigTest {
     assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--duration", "soon"}))
         .hasMessage("--duration: not a duration such as 500ms, 20s or 1m: soon");
     assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--class", "quorum2"}))
-        .hasMessage("--class: not one of standard, express: quorum2");
+        .hasMessage("--class: not one of standard, express, quorum: quorum2");
+    assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--class", "quorum"}))
+        .hasMessageContaining("the quorum class needs --nodes 3 or more")
+        .hasMessageContaining("got 1");
+    assertThatThrownBy(
+            () -> BenchConfig.parse(new String[] {"--class", "express,express", "--nodes", "3"}))
+        .hasMessage("--class: names express twice: express,express");
     assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--store", "fiel:///tmp/x"}))
         .hasMessageStartingWith("--store: no object store for scheme fiel");
     assertThatThrownBy(() -> BenchConfig.parse(new String[] {"--keys", "uniform:0"}))
@@ -118,5 +124,18 @@ class BenchConfigTest {
     assertThat(given.keys()).isZero();
     assertThat(BenchConfig.parse(new String[] {"--keys", "uniform:10"}).scenarios().get(0).keys())
         .isEqualTo(10);
+  }
+
+  @Test
+  void severalClassesRunTheScenarioOncePerClass() {
+    BenchConfig.Options o =
+        BenchConfig.parse(new String[] {"--class", "express,quorum", "--nodes", "3"});
+    assertThat(o.scenarios())
+        .extracting(BenchConfig::name, BenchConfig::durabilityClass)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "custom-express", dev.loam.wal.DurabilityClass.EXPRESS),
+            org.assertj.core.groups.Tuple.tuple(
+                "custom-quorum", dev.loam.wal.DurabilityClass.QUORUM));
   }
 }

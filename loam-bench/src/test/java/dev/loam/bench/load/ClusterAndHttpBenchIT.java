@@ -55,6 +55,48 @@ class ClusterAndHttpBenchIT {
     assertThat(((Number) e2e.get("count")).longValue()).isPositive();
   }
 
+  /**
+   * {@code --class express,quorum}: the same scenario once per class in one run, the quorum one on
+   * a journal replicated by the three nodes' journal servers; every acknowledged record of each is
+   * consumed and no append fails.
+   */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  @SuppressWarnings("unchecked")
+  void expressAndQuorumClassesRunSideBySide() throws Exception {
+    BenchConfig.Options o =
+        BenchConfig.parse(
+            new String[] {
+              "--nodes", "3",
+              "--class", "express,quorum",
+              "--producers", "3",
+              "--consumers", "3",
+              "--duration", "2s",
+              "--warmup", "1s",
+              "--rate", "2000",
+              "--partitions", "3",
+              "--record-bytes", "256",
+              "--zone-store", "mem",
+              "--out", tmp.resolve("classes.json").toString()
+            });
+
+    LoadBench.Outcome result = LoadBench.execute(o);
+
+    assertThat(result.exitCode()).isZero();
+    List<Object> scenarios = (List<Object>) result.report().get("scenarios");
+    assertThat(scenarios).hasSize(2);
+    for (Object sc : scenarios) {
+      Map<String, Object> scenario = (Map<String, Object>) sc;
+      Map<String, Object> run = (Map<String, Object>) ((List<Object>) scenario.get("runs")).get(0);
+      assertThat(((Number) run.get("records")).longValue()).isPositive();
+      assertThat(((Number) run.get("appends_failed")).longValue()).isZero();
+      assertThat(((Number) run.get("records_consumed")).longValue())
+          .isEqualTo(((Number) run.get("records_acked_whole_run")).longValue());
+    }
+    assertThat((Map<String, Object>) ((Map<String, Object>) scenarios.get(1)).get("config"))
+        .containsEntry("class", "quorum");
+  }
+
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   @SuppressWarnings("unchecked")
