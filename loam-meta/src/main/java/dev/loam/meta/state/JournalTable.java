@@ -28,6 +28,10 @@ import java.util.regex.Pattern;
 final class JournalTable {
   static final int MAX_REPLICAS = 9;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+  private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+  /** The most journals a family of {@link AssignJournalPartition.Spread} grows to. */
+  static final int MAX_FAMILY = 32;
 
   private final Catalog catalog;
 
@@ -71,29 +75,7 @@ final class JournalTable {
               + " replicas="
               + c.replicas());
     }
-    // Candidates: live nodes with slots, the fewest journals per slot first, ties by id.
-    TreeMap<String, Integer> hosted = new TreeMap<>();
-    for (List<String> rs : journals.values()) {
-      for (String id : rs) {
-        hosted.merge(id, 1, Integer::sum);
-      }
-    }
-    List<NodeInfo> candidates = new ArrayList<>();
-    for (NodeInfo n : nodes.values()) {
-      if (n.slots() >= 1
-          && ownership.live(n.id())
-          && (c.requiredEndpoint() == null || n.endpoints().containsKey(c.requiredEndpoint()))) {
-        candidates.add(n);
-      }
-    }
-    candidates.sort(
-        (a, b) -> {
-          int c1 =
-              Long.compare(
-                  (long) hosted.getOrDefault(a.id(), 0) * b.slots(),
-                  (long) hosted.getOrDefault(b.id(), 0) * a.slots());
-          return c1 != 0 ? c1 : a.id().compareTo(b.id());
-        });
+    List<NodeInfo> candidates = candidates(nodes, ownership, c.requiredEndpoint());
     if (candidates.size() < c.replicas()) {
       return rejected(
           RejectReason.INVALID,
@@ -133,7 +115,38 @@ final class JournalTable {
     return new Outcome.JournalPlaced(c.journal(), chosen, false);
   }
 
-  Outcome assign(AssignJournalPartition c) {
+  /**
+   * Live nodes with slots (advertising {@code endpoint} when not null), the fewest journals per
+   * slot first, ties by id.
+   */
+  private List<NodeInfo> candidates(
+      Map<String, NodeInfo> nodes, OwnershipTable ownership, String endpoint) {
+    TreeMap<String, Integer> hosted = new TreeMap<>();
+    for (List<String> rs : journals.values()) {
+      for (String id : rs) {
+        hosted.merge(id, 1, Integer::sum);
+      }
+    }
+    List<NodeInfo> candidates = new ArrayList<>();
+    for (NodeInfo n : nodes.values()) {
+      if (n.slots() >= 1
+          && ownership.live(n.id())
+          && (endpoint == null || n.endpoints().containsKey(endpoint))) {
+        candidates.add(n);
+      }
+    }
+    candidates.sort(
+        (a, b) -> {
+          int c1 =
+              Long.compare(
+                  (long) hosted.getOrDefault(a.id(), 0) * b.slots(),
+                  (long) hosted.getOrDefault(b.id(), 0) * a.slots());
+          return c1 != 0 ? c1 : a.id().compareTo(b.id());
+        });
+    return candidates;
+  }
+
+  Outcome assign(AssignJournalPartition c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
     Catalog.StreamState s = catalog.stream(c.streamId());
     String ids = " stream=" + c.streamId() + " partition=" + c.partition();
     if (s == null || c.partition() < 0 || c.partition() >= s.partitions.length) {
@@ -146,8 +159,17 @@ final class JournalTable {
     if (existing != null) {
       return new Outcome.JournalPlaced(existing, journals.get(existing), true);
     }
+    if (c.spread() != null) {
+      Outcome refused = growFamily(c, nodes, ownership, ids);
+      if (refused != null) {
+        return refused;
+      }
+    }
     String best = null;
     for (Map.Entry<String, Integer> e : partitionCounts.entrySet()) {
+      if (c.spread() != null && !inFamily(e.getKey(), c.spread().namePrefix())) {
+        continue;
+      }
       if (best == null || e.getValue() < partitionCounts.get(best)) {
         best = e.getKey(); // names iterate in order, so a tie keeps the smaller name
       }
@@ -158,6 +180,85 @@ final class JournalTable {
     assignments.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), best);
     partitionCounts.merge(best, 1, Integer::sum);
     return new Outcome.JournalPlaced(best, journals.get(best), false);
+  }
+
+  /**
+   * Places the spread's missing journals: the family holds {@code ceil(slots / replicas)} journals
+   * (the slots of the live nodes that may replicate one), at most {@link #MAX_FAMILY}; each new one
+   * takes the lowest free number. A family never shrinks: a node that dies keeps its journals,
+   * which Raft keeps serving from the other replicas. Null when the assignment may go on; else the
+   * rejection (a malformed spread, or no journal of the family and too few nodes to place one).
+   */
+  private Outcome growFamily(
+      AssignJournalPartition c, Map<String, NodeInfo> nodes, OwnershipTable ownership, String ids) {
+    AssignJournalPartition.Spread sp = c.spread();
+    if (sp.namePrefix() == null || !PREFIX.matcher(sp.namePrefix()).matches()) {
+      return rejected(
+          RejectReason.INVALID,
+          "a journal family's prefix must match " + PREFIX + " prefix=" + sp.namePrefix() + ids);
+    }
+    if (sp.requiredEndpoint() == null || sp.requiredEndpoint().isEmpty()) {
+      return rejected(RejectReason.INVALID, "a journal family needs an endpoint name" + ids);
+    }
+    if (sp.replicas() < 1 || sp.replicas() > MAX_REPLICAS) {
+      return rejected(
+          RejectReason.INVALID,
+          "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas() + ids);
+    }
+    List<NodeInfo> candidates = candidates(nodes, ownership, sp.requiredEndpoint());
+    long slots = 0;
+    for (NodeInfo n : candidates) {
+      slots += n.slots();
+    }
+    long target =
+        candidates.size() < sp.replicas()
+            ? 0
+            : Math.min(MAX_FAMILY, (slots + sp.replicas() - 1) / sp.replicas());
+    int members = 0;
+    for (String name : journals.keySet()) {
+      if (inFamily(name, sp.namePrefix())) {
+        members++;
+      }
+    }
+    int next = 1;
+    while (members < target) {
+      while (journals.containsKey(sp.namePrefix() + next)) {
+        next++;
+      }
+      Outcome o =
+          place(
+              new PlaceJournal(
+                  c.origin(), sp.namePrefix() + next, sp.replicas(), sp.requiredEndpoint()),
+              nodes,
+              ownership);
+      if (o instanceof Outcome.Rejected) {
+        return o;
+      }
+      members++;
+    }
+    if (members == 0) {
+      return rejected(
+          RejectReason.INVALID,
+          "not enough live nodes for a journal replicas="
+              + sp.replicas()
+              + " liveNodesWithEndpoint="
+              + sp.requiredEndpoint()
+              + " count="
+              + candidates.size()
+              + ids);
+    }
+    return null;
+  }
+
+  /** Whether {@code name} is {@code prefix} followed by a number from 1 on. */
+  private static boolean inFamily(String name, String prefix) {
+    if (!name.startsWith(prefix) || name.length() == prefix.length()) {
+      return false;
+    }
+    String n = name.substring(prefix.length());
+    return n.charAt(0) != '0'
+        && n.length() <= 9
+        && n.chars().allMatch(ch -> ch >= '0' && ch <= '9');
   }
 
   /** Forgets a deleted stream's assignments. */

@@ -253,7 +253,7 @@ public final class MetaStateMachine {
     } else if (command instanceof PlaceJournal c) {
       return journals.place(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof AssignJournalPartition c) {
-      return journals.assign(c);
+      return journals.assign(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof CommitJournalSegment c) {
       return journalSegments.commit(c, now);
     } else if (command instanceof ClaimEvents c) {

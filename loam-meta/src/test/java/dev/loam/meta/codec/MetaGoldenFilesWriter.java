@@ -274,6 +274,12 @@ public final class MetaGoldenFilesWriter {
         frame(
             MetaGoldenFixturesJournalSeal.commandsJournalSeal().stream()
                 .map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournalSpread.COMMANDS_V1_JOURNAL_SPREAD,
+        frame(
+            MetaGoldenFixturesJournalSpread.commandsJournalSpread().stream()
+                .map(CommandCodec::encode)));
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
