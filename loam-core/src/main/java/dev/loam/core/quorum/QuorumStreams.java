@@ -99,10 +99,14 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
    * {@value #REPLICAS} slots of the live nodes with a journal port); every step is idempotent, so a
    * retry after a failure finishes the placement. Fails INVALID if no journal can be placed, or one
    * was placed on a node without a journal port.
+   *
+   * @param placementHint null, or the zone or node id the stream's producers are in: its partitions
+   *     go to journals with a replica there, whose leaders the nodes move there
    */
-  public CompletableFuture<Void> place(long streamId, int partitions, String subject) {
+  public CompletableFuture<Void> place(
+      long streamId, int partitions, String placementHint, String subject) {
     AssignJournalPartition.Spread spread =
-        new AssignJournalPartition.Spread(FAMILY, REPLICAS, QuorumHost.ENDPOINT);
+        new AssignJournalPartition.Spread(FAMILY, REPLICAS, QuorumHost.ENDPOINT, placementHint);
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     for (int p = 0; p < partitions; p++) {
       int partition = p;

@@ -73,6 +73,7 @@ final class JournalPlacementCodec {
               "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas());
         }
         w.string(sp.namePrefix()).u8(sp.replicas()).string(sp.requiredEndpoint());
+        w.nullableString(sp.placementHint());
       }
     } else {
       CommitJournalSegment c = (CommitJournalSegment) command;
@@ -115,8 +116,9 @@ final class JournalPlacementCodec {
           "out of range 1.." + MAX_REPLICAS + " replicas=" + replicas);
     }
     String endpoint = r.string("assignJournalPartition.requiredEndpoint");
+    String hint = r.nullableString("assignJournalPartition.placementHint");
     return new AssignJournalPartition(
-        o, stream, partition, new AssignJournalPartition.Spread(prefix, replicas, endpoint));
+        o, stream, partition, new AssignJournalPartition.Spread(prefix, replicas, endpoint, hint));
   }
 
   private static CommitJournalSegment readCommit(BinaryReader r, Origin o) {

@@ -30,6 +30,15 @@ public record AssignJournalPartition(Origin origin, long streamId, int partition
    * @param namePrefix the journals' name before their number, {@code [A-Za-z0-9._-]{1,100}}
    * @param replicas each journal's replicas, 1..9
    * @param requiredEndpoint the endpoint a replica must advertise, not empty
+   * @param placementHint null, or the zone or node id the partition's producers are in: the
+   *     partition goes to a journal with a replica there, and its journal's leader is moved there
+   *     (docs/design/quorum.md "Leader transfer"); 1..128 characters
    */
-  public record Spread(String namePrefix, int replicas, String requiredEndpoint) {}
+  public record Spread(
+      String namePrefix, int replicas, String requiredEndpoint, String placementHint) {
+    /** A spread without a placement hint. */
+    public Spread(String namePrefix, int replicas, String requiredEndpoint) {
+      this(namePrefix, replicas, requiredEndpoint, null);
+    }
+  }
 }

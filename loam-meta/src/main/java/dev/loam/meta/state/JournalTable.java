@@ -30,6 +30,9 @@ final class JournalTable {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
   private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
+  /** The longest placement hint. */
+  static final int MAX_HINT = 128;
+
   /** The most journals a family of {@link AssignJournalPartition.Spread} grows to. */
   static final int MAX_FAMILY = 32;
 
@@ -41,6 +44,9 @@ final class JournalTable {
   /** (stream, partition) → journal name, sorted for byte-identical snapshots. */
   private final TreeMap<Long, TreeMap<Integer, String>> assignments = new TreeMap<>();
 
+  /** (stream, partition) → placement hint (a zone or a node id), for hinted partitions only. */
+  private final TreeMap<Long, TreeMap<Integer, String>> hints = new TreeMap<>();
+
   /** Journal name → partitions assigned to it. */
   private final TreeMap<String, Integer> partitionCounts = new TreeMap<>();
 
@@ -50,6 +56,11 @@ final class JournalTable {
 
   boolean isDefault() {
     return journals.isEmpty();
+  }
+
+  /** Whether some partition carries a placement hint (snapshot version 14 on). */
+  boolean hasHints() {
+    return !hints.isEmpty();
   }
 
   Outcome place(PlaceJournal c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
@@ -165,19 +176,28 @@ final class JournalTable {
         return refused;
       }
     }
+    String hint = c.spread() == null ? null : c.spread().placementHint();
     String best = null;
+    int bestTier = Integer.MAX_VALUE;
     for (Map.Entry<String, Integer> e : partitionCounts.entrySet()) {
       if (c.spread() != null && !inFamily(e.getKey(), c.spread().namePrefix())) {
         continue;
       }
-      if (best == null || e.getValue() < partitionCounts.get(best)) {
+      int tier = hint == null ? 0 : hintTier(e.getKey(), hint, nodes);
+      if (best == null
+          || tier < bestTier
+          || (tier == bestTier && e.getValue() < partitionCounts.get(best))) {
         best = e.getKey(); // names iterate in order, so a tie keeps the smaller name
+        bestTier = tier;
       }
     }
     if (best == null) {
       return rejected(RejectReason.NOT_FOUND, "no journal is placed" + ids);
     }
     assignments.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), best);
+    if (hint != null) {
+      hints.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), hint);
+    }
     partitionCounts.merge(best, 1, Integer::sum);
     return new Outcome.JournalPlaced(best, journals.get(best), false);
   }
@@ -204,6 +224,16 @@ final class JournalTable {
       return rejected(
           RejectReason.INVALID,
           "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas() + ids);
+    }
+    if (sp.placementHint() != null
+        && (sp.placementHint().isBlank() || sp.placementHint().length() > MAX_HINT)) {
+      return rejected(
+          RejectReason.INVALID,
+          "a placement hint names a zone or a node in 1.."
+              + MAX_HINT
+              + " characters hint="
+              + sp.placementHint()
+              + ids);
     }
     List<NodeInfo> candidates = candidates(nodes, ownership, sp.requiredEndpoint());
     long slots = 0;
@@ -250,6 +280,69 @@ final class JournalTable {
     return null;
   }
 
+  /**
+   * How well a journal suits a partition hinted {@code hint}, lower is better: 0 when a replica is
+   * the hinted node or in the hinted zone and no partition of the journal carries another hint (its
+   * leader can follow this one), 1 with a replica there but a conflicting hint on the journal, 2
+   * with no replica there.
+   */
+  private int hintTier(String journal, String hint, Map<String, NodeInfo> nodes) {
+    boolean there = false;
+    for (String id : journals.get(journal)) {
+      NodeInfo n = nodes.get(id);
+      if (id.equals(hint) || (n != null && hint.equals(n.zone()))) {
+        there = true;
+        break;
+      }
+    }
+    if (!there) {
+      return 2;
+    }
+    String leader = leaderHint(journal).orElse(hint);
+    return leader.equals(hint) && agreeing(journal, hint) ? 0 : 1;
+  }
+
+  /** Whether every hinted partition of the journal carries {@code hint}. */
+  private boolean agreeing(String journal, String hint) {
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        if (!p.getValue().equals(hint)
+            && journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The placement hint a journal's leader follows: the one carried by most of its hinted
+   * partitions, ties by the smaller hint; empty when none of its partitions is hinted.
+   */
+  Optional<String> leaderHint(String journal) {
+    TreeMap<String, Integer> votes = new TreeMap<>();
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        if (journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
+          votes.merge(p.getValue(), 1, Integer::sum);
+        }
+      }
+    }
+    String best = null;
+    for (Map.Entry<String, Integer> v : votes.entrySet()) {
+      if (best == null || v.getValue() > votes.get(best)) {
+        best = v.getKey();
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  /** The placement hint a partition was assigned with, if any. */
+  Optional<String> hintOf(long streamId, int partition) {
+    TreeMap<Integer, String> m = hints.get(streamId);
+    return Optional.ofNullable(m == null ? null : m.get(partition));
+  }
+
   /** Whether {@code name} is {@code prefix} followed by a number from 1 on. */
   private static boolean inFamily(String name, String prefix) {
     if (!name.startsWith(prefix) || name.length() == prefix.length()) {
@@ -263,6 +356,7 @@ final class JournalTable {
 
   /** Forgets a deleted stream's assignments. */
   void dropStream(long streamId) {
+    hints.remove(streamId);
     TreeMap<Integer, String> gone = assignments.remove(streamId);
     if (gone != null) {
       for (String j : gone.values()) {
@@ -317,6 +411,49 @@ final class JournalTable {
       for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
         w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
       }
+    }
+  }
+
+  /**
+   * The hints section (version 14 on): count i32, each stream i64, partition i32, hint string,
+   * sorted by (stream, partition); every hinted partition is assigned.
+   */
+  void writeHints(BinaryWriter w) {
+    int n = 0;
+    for (TreeMap<Integer, String> m : hints.values()) {
+      n += m.size();
+    }
+    w.i32(n);
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
+      }
+    }
+  }
+
+  void readHints(BinaryReader r) {
+    int n = r.count("journalHints.count", 14);
+    long prevStream = -1;
+    int prevPartition = -1;
+    for (int i = 0; i < n; i++) {
+      long stream = r.i64("journalHint.streamId");
+      int partition = r.i32("journalHint.partition");
+      String hint = r.string("journalHint.hint");
+      if (stream < prevStream || (stream == prevStream && partition <= prevPartition)) {
+        throw r.corrupt(
+            "journalHint", "unsorted or duplicate stream=" + stream + " partition=" + partition);
+      }
+      if (journalOf(stream, partition).isEmpty()) {
+        throw r.corrupt(
+            "journalHint",
+            "a hint of an unassigned partition stream=" + stream + " partition=" + partition);
+      }
+      if (hint.isBlank() || hint.length() > MAX_HINT) {
+        throw r.corrupt("journalHint.hint", "blank or too long hint=" + hint);
+      }
+      prevStream = stream;
+      prevPartition = partition;
+      hints.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, hint);
     }
   }
 

@@ -421,7 +421,11 @@ class CommandCodecPropertyTest {
                 origins(),
                 Arbitraries.longs(),
                 Arbitraries.integers(),
-                Combinators.combine(text(), Arbitraries.integers().between(1, 9), text())
+                Combinators.combine(
+                        text(),
+                        Arbitraries.integers().between(1, 9),
+                        text(),
+                        text().injectNull(0.3))
                     .as(dev.loam.meta.command.AssignJournalPartition.Spread::new))
             .as(dev.loam.meta.command.AssignJournalPartition::new);
     Arbitrary<Command> placeJournalWithEndpoint =

@@ -280,6 +280,10 @@ public final class MetaGoldenFilesWriter {
         frame(
             MetaGoldenFixturesJournalSpread.commandsJournalSpread().stream()
                 .map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournalSpread.SNAPSHOT_V14,
+        state(MetaGoldenFixturesJournalSpread.snapshotV14Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */

@@ -172,4 +172,59 @@ class JournalFamilyTest {
     apply(new AssignJournalPartition(o("a"), q, 0, new Spread("q-", 1, "journal")));
     assertThat(m.reader().journals()).hasSize(JournalTable.MAX_FAMILY);
   }
+
+  private Outcome.JournalPlaced assignHinted(long stream, int partition, String hint) {
+    Outcome o =
+        apply(
+            new AssignJournalPartition(
+                o("a"), stream, partition, new Spread("quorum-", 3, "journal", hint)));
+    assertThat(o).as(o.toString()).isInstanceOf(Outcome.JournalPlaced.class);
+    return (Outcome.JournalPlaced) o;
+  }
+
+  @Test
+  void aHintedPartitionGoesToAJournalWithAReplicaThereAndItsLeaderFollowsTheMajority() {
+    journalNode("a", "z1", 1);
+    journalNode("b", "z2", 1);
+    journalNode("c", "z3", 1);
+    journalNode("d", "z4", 1);
+    long q = quorumStream("q", 5);
+    // quorum-1 is a, b, c; quorum-2 is d, a, b: only quorum-2 has a replica in z4.
+    assertThat(assignHinted(q, 0, "z4").journal()).isEqualTo("quorum-2");
+    assertThat(assignHinted(q, 1, "z4").journal()).isEqualTo("quorum-2");
+    // z1 is on both: quorum-1 carries no conflicting hint, so it takes it though it is as full.
+    assertThat(assignHinted(q, 2, "z1").journal()).isEqualTo("quorum-1");
+    // A hint naming a node counts like its zone.
+    assertThat(assignHinted(q, 3, "d").journal()).isEqualTo("quorum-2");
+    assertThat(m.reader().journalLeaderHint("quorum-2")).contains("z4");
+    assertThat(m.reader().journalLeaderHint("quorum-1")).contains("z1");
+    assertThat(m.reader().journalPlacementHint(q, 3)).contains("d");
+    // No journal has a replica in z9: the hint cannot be met, the fewest partitions win.
+    assertThat(assignHinted(q, 4, "z9").journal()).isEqualTo("quorum-1");
+    // The hints survive a snapshot (version 14) and leave with their stream.
+    byte[] snap = m.snapshot();
+    assertThat(snap[5]).as("version").isEqualTo((byte) 14);
+    MetaStateMachine back = MetaStateMachine.restore(snap, MetaSettings.defaults());
+    assertThat(back.snapshot()).isEqualTo(snap);
+    assertThat(back.reader().journalLeaderHint("quorum-2")).contains("z4");
+    apply(new dev.loam.meta.command.DeleteStream(o("a"), "default", "q"));
+    assertThat(m.reader().journalLeaderHint("quorum-2")).isEmpty();
+    assertThat(m.snapshot()[5]).isEqualTo((byte) 13);
+  }
+
+  @Test
+  void tiedHintsLeadByTheSmallerAndABlankHintIsRefused() {
+    journalNode("a", "z1", 1);
+    journalNode("b", "z2", 1);
+    journalNode("c", "z3", 1);
+    long q = quorumStream("q", 2);
+    assignHinted(q, 0, "z3");
+    assignHinted(q, 1, "z2");
+    assertThat(m.reader().journalLeaderHint("quorum-1")).contains("z2");
+    long q2 = quorumStream("q2", 1);
+    Outcome blank =
+        apply(new AssignJournalPartition(o("a"), q2, 0, new Spread("quorum-", 3, "journal", " ")));
+    assertThat(((Outcome.Rejected) blank).reason()).isEqualTo(RejectReason.INVALID);
+    assertThat(((Outcome.Rejected) blank).message()).contains("placement hint");
+  }
 }
