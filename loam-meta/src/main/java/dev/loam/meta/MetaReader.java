@@ -166,4 +166,18 @@ public interface MetaReader {
   default Optional<List<String>> journalReplicas(String journal) {
     return Optional.empty();
   }
+
+  /**
+   * The placement hint (a zone or a node id) a journal's leader follows: the one most of its hinted
+   * partitions carry, ties by the smaller hint; empty when none is hinted (docs/design/quorum.md
+   * "Leader transfer").
+   */
+  default Optional<String> journalLeaderHint(String journal) {
+    return Optional.empty();
+  }
+
+  /** The placement hint a quorum partition was assigned with, if any. */
+  default Optional<String> journalPlacementHint(long streamId, int partition) {
+    return Optional.empty();
+  }
 }

@@ -165,6 +165,19 @@ public final class LogService implements Log {
     if (durability == DurabilityClass.QUORUM) {
       return createQuorumStream(namespace, stream, spec);
     }
+    if (spec.placementHint() != null) {
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.INVALID,
+              "a placement hint applies to quorum streams only (any node accepts the appends of "
+                  + spec.durabilityClass().wireName()
+                  + " streams) stream="
+                  + namespace
+                  + "/"
+                  + stream
+                  + " hint="
+                  + spec.placementHint()));
+    }
     if (!writers.containsKey(durability)) {
       return CompletableFuture.failedFuture(Appender.noWriter(durability, namespace, stream));
     }
@@ -194,6 +207,15 @@ public final class LogService implements Log {
         throw new LoamException(
             Kind.INVALID, "quorum streams of an encrypted namespace are not supported " + subject);
       }
+      if (spec.placementHint() != null
+          && (spec.placementHint().isBlank() || spec.placementHint().length() > 128)) {
+        throw new LoamException(
+            Kind.INVALID,
+            "a placement hint names a zone or a node in 1..128 characters "
+                + subject
+                + " hint="
+                + spec.placementHint());
+      }
       quorum.checkPlaceable(subject);
     } catch (LoamException e) {
       return CompletableFuture.failedFuture(e);
@@ -204,7 +226,7 @@ public final class LogService implements Log {
             o -> {
               StreamInfo s = ((Outcome.StreamCreated) o).stream();
               return quorum
-                  .place(s.id(), s.config().partitions(), subject)
+                  .place(s.id(), s.config().partitions(), spec.placementHint(), subject)
                   .thenApply(v -> describe(s));
             });
   }

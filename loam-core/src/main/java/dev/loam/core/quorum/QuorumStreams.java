@@ -18,7 +18,6 @@ import dev.loam.meta.command.IndexEntry;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.NodeStatus;
 import dev.loam.meta.command.Outcome;
-import dev.loam.meta.command.PlaceJournal;
 import dev.loam.meta.command.StreamInfo;
 import dev.loam.spi.quorum.QuorumHost;
 import dev.loam.spi.quorum.QuorumRead;
@@ -39,8 +38,14 @@ import java.util.concurrent.CompletableFuture;
  * serves reads and forwards appends to the leader.
  */
 public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
-  /** The journal every quorum partition is placed on (one journal, many partitions). */
-  public static final String JOURNAL = "quorum-1";
+  /**
+   * The name prefix of the journals quorum partitions are placed on: {@code quorum-1}, {@code
+   * quorum-2}, ... (each journal hosts many partitions).
+   */
+  public static final String FAMILY = "quorum-";
+
+  /** The family's first journal, placed with the first quorum stream. */
+  public static final String JOURNAL = FAMILY + "1";
 
   /** Replicas of a journal. */
   public static final int REPLICAS = 3;
@@ -89,41 +94,50 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
   }
 
   /**
-   * Places the journal if none is placed yet, and assigns each of the stream's partitions to it;
-   * every step is idempotent, so a retry after a failure finishes the placement. Fails INVALID if
-   * the journal cannot be placed, or was placed on a node without a journal port.
+   * Assigns each of the stream's partitions to a journal of the {@value #FAMILY} family, which the
+   * metastore grows to the journal nodes' capacity as it applies the assignment (one journal per
+   * {@value #REPLICAS} slots of the live nodes with a journal port); every step is idempotent, so a
+   * retry after a failure finishes the placement. Fails INVALID if no journal can be placed, or one
+   * was placed on a node without a journal port.
+   *
+   * @param placementHint null, or the zone or node id the stream's producers are in: its partitions
+   *     go to journals with a replica there, whose leaders the nodes move there
    */
-  public CompletableFuture<Void> place(long streamId, int partitions, String subject) {
-    CompletableFuture<Void> chain =
-        propose(new PlaceJournal(ctx.origin(), JOURNAL, REPLICAS, QuorumHost.ENDPOINT), subject)
-            .thenAccept(
-                o -> {
-                  List<String> replicas = ((Outcome.JournalPlaced) o).replicas();
-                  List<String> capable = ctx.meta().read(QuorumStreams::liveJournalNodes);
-                  for (String id : replicas) {
-                    if (!capable.contains(id)) {
-                      throw new LoamException(
-                          Kind.INVALID,
-                          "the journal was placed on a node without a journal port journal="
-                              + JOURNAL
-                              + " node="
-                              + id
-                              + " (give every node with slots a journal port) "
-                              + subject);
-                    }
-                  }
-                });
+  public CompletableFuture<Void> place(
+      long streamId, int partitions, String placementHint, String subject) {
+    AssignJournalPartition.Spread spread =
+        new AssignJournalPartition.Spread(FAMILY, REPLICAS, QuorumHost.ENDPOINT, placementHint);
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     for (int p = 0; p < partitions; p++) {
       int partition = p;
       chain =
           chain.thenCompose(
               v ->
                   propose(
-                          new AssignJournalPartition(ctx.origin(), streamId, partition),
+                          new AssignJournalPartition(ctx.origin(), streamId, partition, spread),
                           subject + " partition=" + partition)
-                      .thenApply(o -> null));
+                      .thenAccept(o -> checkReplicas((Outcome.JournalPlaced) o, subject)));
     }
     return chain;
+  }
+
+  /**
+   * Fails INVALID when a journal placed before endpoints were required names a node without one.
+   */
+  private void checkReplicas(Outcome.JournalPlaced placed, String subject) {
+    List<String> capable = ctx.meta().read(QuorumStreams::liveJournalNodes);
+    for (String id : placed.replicas()) {
+      if (!capable.contains(id)) {
+        throw new LoamException(
+            Kind.INVALID,
+            "the journal was placed on a node without a journal port journal="
+                + placed.journal()
+                + " node="
+                + id
+                + " (give every node with slots a journal port) "
+                + subject);
+      }
+    }
   }
 
   private CompletableFuture<Outcome> propose(dev.loam.meta.command.Command c, String subject) {

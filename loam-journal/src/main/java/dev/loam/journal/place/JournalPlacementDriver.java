@@ -24,22 +24,56 @@ import java.util.concurrent.CompletableFuture;
  * advertised a journal endpoint waits for a later pass. Work per pass is bounded by the placement:
  * one host call per journal, one proposal per assigned partition.
  *
+ * <p>A journal whose partitions carry a placement hint has its leader moved to the hinted replica
+ * (docs/design/quorum.md "Leader transfer"): on a journal this node leads, when the hint names
+ * another live replica or a zone this node is not in but a live replica is, the pass asks Ratis to
+ * transfer leadership there. The transfer runs in the background (at most one per journal at a
+ * time); one that fails waits {@value #TRANSFER_BACKOFF_PASSES} passes before the next attempt, so
+ * an unreachable target is not asked again at every pass. Since each pass looks again, the leader
+ * returns to the hinted replica after a failover, once that replica is live.
+ *
  * <p>Not thread-safe: one driver calls {@link #poll()}, waiting for each pass before the next.
  */
 public final class JournalPlacementDriver {
   /** The node endpoint name under which a node advertises its journal port. */
   public static final String ENDPOINT = dev.loam.spi.quorum.QuorumHost.ENDPOINT;
 
+  /** Passes to wait after a failed leadership transfer before asking again (5 s at 100 ms). */
+  public static final int TRANSFER_BACKOFF_PASSES = 50;
+
+  /**
+   * How long one leadership transfer may take before it counts as failed. The leader refuses new
+   * appends while it hands over (they are sent again, see JournalServer), so this is kept short.
+   */
+  static final java.time.Duration TRANSFER_TIMEOUT = java.time.Duration.ofSeconds(2);
+
   private final Metastore metastore;
   private final JournalServer server;
+
+  /** Journal → its leadership transfer in flight. */
+  private final Map<String, CompletableFuture<Void>> transfers =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Journal → the first pass at which a transfer may be asked again, after a failed one. */
+  private final Map<String, Long> transferNotBefore =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Passes so far; written by the polling thread only, read when a transfer fails. */
+  private volatile long passes;
 
   public JournalPlacementDriver(Metastore metastore, JournalServer server) {
     this.metastore = Objects.requireNonNull(metastore, "metastore");
     this.server = Objects.requireNonNull(server, "server");
   }
 
-  /** What one pass saw: journals hosted now on this node, and the HOST proposals it made. */
-  public record Pass(List<String> hostedJournals, List<JournalResult> hostResults) {}
+  /**
+   * What one pass saw: journals hosted now on this node, the HOST proposals it made, and the
+   * journals whose leadership it asked to move to their hinted replica (journal → target node).
+   */
+  public record Pass(
+      List<String> hostedJournals,
+      List<JournalResult> hostResults,
+      Map<String, String> leaderTransfers) {}
 
   /**
    * One pass; completes once its HOST proposals are answered. Fails if hosting a journal or a
@@ -47,7 +81,9 @@ public final class JournalPlacementDriver {
    */
   public CompletableFuture<Pass> poll() {
     String self = server.nodeId();
-    record Plan(JournalGroup group, List<JournalPartition> partitions) {}
+    long pass = passes + 1;
+    passes = pass;
+    record Plan(JournalGroup group, List<JournalPartition> partitions, String preferredLeader) {}
     List<Plan> plans =
         metastore.read(
             (MetaReader r) -> {
@@ -69,19 +105,24 @@ public final class JournalPlacementDriver {
                   out.add(
                       new Plan(
                           new JournalGroup(j.getKey(), addresses),
-                          r.journalPartitions(j.getKey())));
+                          r.journalPartitions(j.getKey()),
+                          preferredLeader(r, j.getKey(), j.getValue(), self)));
                 }
               }
               return out;
             });
     List<String> hosted = new ArrayList<>();
     List<CompletableFuture<JournalResult>> proposals = new ArrayList<>();
+    Map<String, String> moved = new LinkedHashMap<>();
     try {
       for (Plan p : plans) {
         server.host(p.group());
         hosted.add(p.group().name());
         if (!server.isLeader(p.group().name())) {
           continue;
+        }
+        if (p.preferredLeader() != null && transfer(p.group().name(), p.preferredLeader(), pass)) {
+          moved.put(p.group().name(), p.preferredLeader());
         }
         for (JournalPartition jp : p.partitions()) {
           if (server.highWatermark(p.group().name(), jp.streamId(), jp.partition()).isEmpty()) {
@@ -97,6 +138,55 @@ public final class JournalPlacementDriver {
       return CompletableFuture.failedFuture(e);
     }
     return CompletableFuture.allOf(proposals.toArray(CompletableFuture[]::new))
-        .thenApply(v -> new Pass(hosted, proposals.stream().map(CompletableFuture::join).toList()));
+        .thenApply(
+            v -> new Pass(hosted, proposals.stream().map(CompletableFuture::join).toList(), moved));
+  }
+
+  /**
+   * The replica a journal's leader should be, when it is not this node: the hinted node if it is a
+   * live replica; else, unless this node is in the hinted zone, the first live replica (in
+   * placement order) there. Null when the journal carries no hint, this node satisfies it, or no
+   * live replica does.
+   */
+  private static String preferredLeader(
+      MetaReader r, String journal, List<String> replicas, String self) {
+    String hint = r.journalLeaderHint(journal).orElse(null);
+    if (hint == null) {
+      return null;
+    }
+    if (replicas.contains(hint)) {
+      return !hint.equals(self) && live(r, hint) ? hint : null;
+    }
+    if (hint.equals(r.node(self).map(NodeInfo::zone).orElse(null))) {
+      return null;
+    }
+    for (String id : replicas) {
+      if (hint.equals(r.node(id).map(NodeInfo::zone).orElse(null)) && live(r, id)) {
+        return id;
+      }
+    }
+    return null;
+  }
+
+  private static boolean live(MetaReader r, String node) {
+    return r.nodeStatus(node).map(dev.loam.meta.command.NodeStatus::live).orElse(false);
+  }
+
+  /** Starts a transfer unless one is in flight or backing off; true when one was started. */
+  private boolean transfer(String journal, String target, long pass) {
+    CompletableFuture<Void> inFlight = transfers.get(journal);
+    if ((inFlight != null && !inFlight.isDone())
+        || pass < transferNotBefore.getOrDefault(journal, 0L)) {
+      return false;
+    }
+    CompletableFuture<Void> t = server.transferLeadership(journal, target, TRANSFER_TIMEOUT);
+    transfers.put(journal, t);
+    t.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            transferNotBefore.put(journal, passes + TRANSFER_BACKOFF_PASSES);
+          }
+        });
+    return true;
   }
 }

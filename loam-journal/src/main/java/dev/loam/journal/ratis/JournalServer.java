@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -366,6 +365,25 @@ public final class JournalServer implements AutoCloseable {
   }
 
   private CompletableFuture<JournalResult> send(String journal, JournalEntry entry) {
+    return send(journal, entry, settings.maxAttempts());
+  }
+
+  /**
+   * Whether Ratis refused the request because its leader is handing over leadership: it checks that
+   * before the entry reaches the log, so the entry was not logged and may be sent again (as a new
+   * call) without a second copy.
+   */
+  private static boolean steppingDown(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private CompletableFuture<JournalResult> send(
+      String journal, JournalEntry entry, int attemptsLeft) {
     RaftClient client;
     try {
       client = client(journal);
@@ -379,16 +397,27 @@ public final class JournalServer implements AutoCloseable {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(outcomeUnknown(journal, entry, e));
     }
-    return sent.handleAsync(
-        (reply, error) -> {
-          if (error == null && reply.isSuccess()) {
-            return JournalResultCodec.decode(reply.getMessage().getContent().toByteArray());
-          }
-          Throwable cause = error != null ? error : reply.getException();
-          renewClient(journal, client);
-          throw new CompletionException(outcomeUnknown(journal, entry, cause));
-        },
-        executor);
+    return sent.handle(
+            (reply, error) -> {
+              if (error == null && reply.isSuccess()) {
+                return CompletableFuture.completedFuture(
+                    JournalResultCodec.decode(reply.getMessage().getContent().toByteArray()));
+              }
+              Throwable cause = error != null ? error : reply.getException();
+              if (steppingDown(cause) && attemptsLeft > 1) {
+                // A leadership transfer is under way (the placement hint's, or an operator's):
+                // send again once the new leader took over, within the proposal's retry budget.
+                return CompletableFuture.supplyAsync(
+                        () -> null,
+                        CompletableFuture.delayedExecutor(
+                            settings.retryInterval().toMillis(), TimeUnit.MILLISECONDS, executor))
+                    .thenCompose(v -> send(journal, entry, attemptsLeft - 1));
+              }
+              renewClient(journal, client);
+              return CompletableFuture.<JournalResult>failedFuture(
+                  outcomeUnknown(journal, entry, cause));
+            })
+        .thenComposeAsync(f -> f, executor);
   }
 
   private static LoamException outcomeUnknown(String journal, JournalEntry e, Throwable cause) {

@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The encodings of quorum journals: placement, command tags 46–47 and 52 (48 is reserved for moving
- * a partition between journals), a sealed segment's commit, tag 51, and outcome tag 31,
+ * The encodings of quorum journals: placement, command tags 46–47, 52 and 53 (48 is reserved for
+ * moving a partition between journals), a sealed segment's commit, tag 51, and outcome tag 31,
  * docs/formats/metastore-commands.md. {@link CommandCodec} and {@link OutcomeCodec} frame them
  * (version, tag, origin); this class writes and reads the bodies.
  */
@@ -21,6 +21,7 @@ final class JournalPlacementCodec {
   static final int TAG_ASSIGN_JOURNAL_PARTITION = 47;
   static final int TAG_COMMIT_JOURNAL_SEGMENT = 51;
   static final int TAG_PLACE_JOURNAL_WITH_ENDPOINT = 52;
+  static final int TAG_ASSIGN_JOURNAL_PARTITION_SPREAD = 53;
 
   /** Encoded SegmentEntry size: fixed. */
   private static final int SEGMENT_ENTRY_BYTES = 4 + 8 + 4 + 8;
@@ -42,9 +43,12 @@ final class JournalPlacementCodec {
     if (c instanceof PlaceJournal p) {
       return p.requiredEndpoint() == null ? TAG_PLACE_JOURNAL : TAG_PLACE_JOURNAL_WITH_ENDPOINT;
     }
-    return c instanceof AssignJournalPartition
-        ? TAG_ASSIGN_JOURNAL_PARTITION
-        : TAG_COMMIT_JOURNAL_SEGMENT;
+    if (c instanceof AssignJournalPartition a) {
+      return a.spread() == null
+          ? TAG_ASSIGN_JOURNAL_PARTITION
+          : TAG_ASSIGN_JOURNAL_PARTITION_SPREAD;
+    }
+    return TAG_COMMIT_JOURNAL_SEGMENT;
   }
 
   /** The body of a placement command, after its origin. */
@@ -61,6 +65,16 @@ final class JournalPlacementCodec {
       }
     } else if (command instanceof AssignJournalPartition c) {
       w.i64(c.streamId()).i32(c.partition());
+      if (c.spread() != null) {
+        AssignJournalPartition.Spread sp = c.spread();
+        if (sp.replicas() < 1 || sp.replicas() > MAX_REPLICAS) {
+          throw new dev.loam.error.LoamException(
+              dev.loam.error.LoamException.Kind.INVALID,
+              "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas());
+        }
+        w.string(sp.namePrefix()).u8(sp.replicas()).string(sp.requiredEndpoint());
+        w.nullableString(sp.placementHint());
+      }
     } else {
       CommitJournalSegment c = (CommitJournalSegment) command;
       w.string(c.journal()).i64(c.streamId()).i32(c.partition());
@@ -90,7 +104,21 @@ final class JournalPlacementCodec {
       return readCommit(r, o);
     }
     long stream = r.i64("assignJournalPartition.streamId");
-    return new AssignJournalPartition(o, stream, r.i32("assignJournalPartition.partition"));
+    int partition = r.i32("assignJournalPartition.partition");
+    if (tag == TAG_ASSIGN_JOURNAL_PARTITION) {
+      return new AssignJournalPartition(o, stream, partition);
+    }
+    String prefix = r.string("assignJournalPartition.namePrefix");
+    int replicas = r.u8("assignJournalPartition.replicas");
+    if (replicas < 1 || replicas > MAX_REPLICAS) {
+      throw r.corrupt(
+          "assignJournalPartition.replicas",
+          "out of range 1.." + MAX_REPLICAS + " replicas=" + replicas);
+    }
+    String endpoint = r.string("assignJournalPartition.requiredEndpoint");
+    String hint = r.nullableString("assignJournalPartition.placementHint");
+    return new AssignJournalPartition(
+        o, stream, partition, new AssignJournalPartition.Spread(prefix, replicas, endpoint, hint));
   }
 
   private static CommitJournalSegment readCommit(BinaryReader r, Origin o) {

@@ -28,6 +28,13 @@ import java.util.regex.Pattern;
 final class JournalTable {
   static final int MAX_REPLICAS = 9;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+  private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+  /** The longest placement hint. */
+  static final int MAX_HINT = 128;
+
+  /** The most journals a family of {@link AssignJournalPartition.Spread} grows to. */
+  static final int MAX_FAMILY = 32;
 
   private final Catalog catalog;
 
@@ -36,6 +43,9 @@ final class JournalTable {
 
   /** (stream, partition) → journal name, sorted for byte-identical snapshots. */
   private final TreeMap<Long, TreeMap<Integer, String>> assignments = new TreeMap<>();
+
+  /** (stream, partition) → placement hint (a zone or a node id), for hinted partitions only. */
+  private final TreeMap<Long, TreeMap<Integer, String>> hints = new TreeMap<>();
 
   /** Journal name → partitions assigned to it. */
   private final TreeMap<String, Integer> partitionCounts = new TreeMap<>();
@@ -46,6 +56,11 @@ final class JournalTable {
 
   boolean isDefault() {
     return journals.isEmpty();
+  }
+
+  /** Whether some partition carries a placement hint (snapshot version 14 on). */
+  boolean hasHints() {
+    return !hints.isEmpty();
   }
 
   Outcome place(PlaceJournal c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
@@ -71,29 +86,7 @@ final class JournalTable {
               + " replicas="
               + c.replicas());
     }
-    // Candidates: live nodes with slots, the fewest journals per slot first, ties by id.
-    TreeMap<String, Integer> hosted = new TreeMap<>();
-    for (List<String> rs : journals.values()) {
-      for (String id : rs) {
-        hosted.merge(id, 1, Integer::sum);
-      }
-    }
-    List<NodeInfo> candidates = new ArrayList<>();
-    for (NodeInfo n : nodes.values()) {
-      if (n.slots() >= 1
-          && ownership.live(n.id())
-          && (c.requiredEndpoint() == null || n.endpoints().containsKey(c.requiredEndpoint()))) {
-        candidates.add(n);
-      }
-    }
-    candidates.sort(
-        (a, b) -> {
-          int c1 =
-              Long.compare(
-                  (long) hosted.getOrDefault(a.id(), 0) * b.slots(),
-                  (long) hosted.getOrDefault(b.id(), 0) * a.slots());
-          return c1 != 0 ? c1 : a.id().compareTo(b.id());
-        });
+    List<NodeInfo> candidates = candidates(nodes, ownership, c.requiredEndpoint());
     if (candidates.size() < c.replicas()) {
       return rejected(
           RejectReason.INVALID,
@@ -133,7 +126,38 @@ final class JournalTable {
     return new Outcome.JournalPlaced(c.journal(), chosen, false);
   }
 
-  Outcome assign(AssignJournalPartition c) {
+  /**
+   * Live nodes with slots (advertising {@code endpoint} when not null), the fewest journals per
+   * slot first, ties by id.
+   */
+  private List<NodeInfo> candidates(
+      Map<String, NodeInfo> nodes, OwnershipTable ownership, String endpoint) {
+    TreeMap<String, Integer> hosted = new TreeMap<>();
+    for (List<String> rs : journals.values()) {
+      for (String id : rs) {
+        hosted.merge(id, 1, Integer::sum);
+      }
+    }
+    List<NodeInfo> candidates = new ArrayList<>();
+    for (NodeInfo n : nodes.values()) {
+      if (n.slots() >= 1
+          && ownership.live(n.id())
+          && (endpoint == null || n.endpoints().containsKey(endpoint))) {
+        candidates.add(n);
+      }
+    }
+    candidates.sort(
+        (a, b) -> {
+          int c1 =
+              Long.compare(
+                  (long) hosted.getOrDefault(a.id(), 0) * b.slots(),
+                  (long) hosted.getOrDefault(b.id(), 0) * a.slots());
+          return c1 != 0 ? c1 : a.id().compareTo(b.id());
+        });
+    return candidates;
+  }
+
+  Outcome assign(AssignJournalPartition c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
     Catalog.StreamState s = catalog.stream(c.streamId());
     String ids = " stream=" + c.streamId() + " partition=" + c.partition();
     if (s == null || c.partition() < 0 || c.partition() >= s.partitions.length) {
@@ -146,22 +170,193 @@ final class JournalTable {
     if (existing != null) {
       return new Outcome.JournalPlaced(existing, journals.get(existing), true);
     }
+    if (c.spread() != null) {
+      Outcome refused = growFamily(c, nodes, ownership, ids);
+      if (refused != null) {
+        return refused;
+      }
+    }
+    String hint = c.spread() == null ? null : c.spread().placementHint();
     String best = null;
+    int bestTier = Integer.MAX_VALUE;
     for (Map.Entry<String, Integer> e : partitionCounts.entrySet()) {
-      if (best == null || e.getValue() < partitionCounts.get(best)) {
+      if (c.spread() != null && !inFamily(e.getKey(), c.spread().namePrefix())) {
+        continue;
+      }
+      int tier = hint == null ? 0 : hintTier(e.getKey(), hint, nodes);
+      if (best == null
+          || tier < bestTier
+          || (tier == bestTier && e.getValue() < partitionCounts.get(best))) {
         best = e.getKey(); // names iterate in order, so a tie keeps the smaller name
+        bestTier = tier;
       }
     }
     if (best == null) {
       return rejected(RejectReason.NOT_FOUND, "no journal is placed" + ids);
     }
     assignments.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), best);
+    if (hint != null) {
+      hints.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), hint);
+    }
     partitionCounts.merge(best, 1, Integer::sum);
     return new Outcome.JournalPlaced(best, journals.get(best), false);
   }
 
+  /**
+   * Places the spread's missing journals: the family holds {@code ceil(slots / replicas)} journals
+   * (the slots of the live nodes that may replicate one), at most {@link #MAX_FAMILY}; each new one
+   * takes the lowest free number. A family never shrinks: a node that dies keeps its journals,
+   * which Raft keeps serving from the other replicas. Null when the assignment may go on; else the
+   * rejection (a malformed spread, or no journal of the family and too few nodes to place one).
+   */
+  private Outcome growFamily(
+      AssignJournalPartition c, Map<String, NodeInfo> nodes, OwnershipTable ownership, String ids) {
+    AssignJournalPartition.Spread sp = c.spread();
+    if (sp.namePrefix() == null || !PREFIX.matcher(sp.namePrefix()).matches()) {
+      return rejected(
+          RejectReason.INVALID,
+          "a journal family's prefix must match " + PREFIX + " prefix=" + sp.namePrefix() + ids);
+    }
+    if (sp.requiredEndpoint() == null || sp.requiredEndpoint().isEmpty()) {
+      return rejected(RejectReason.INVALID, "a journal family needs an endpoint name" + ids);
+    }
+    if (sp.replicas() < 1 || sp.replicas() > MAX_REPLICAS) {
+      return rejected(
+          RejectReason.INVALID,
+          "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas() + ids);
+    }
+    if (sp.placementHint() != null
+        && (sp.placementHint().isBlank() || sp.placementHint().length() > MAX_HINT)) {
+      return rejected(
+          RejectReason.INVALID,
+          "a placement hint names a zone or a node in 1.."
+              + MAX_HINT
+              + " characters hint="
+              + sp.placementHint()
+              + ids);
+    }
+    List<NodeInfo> candidates = candidates(nodes, ownership, sp.requiredEndpoint());
+    long slots = 0;
+    for (NodeInfo n : candidates) {
+      slots += n.slots();
+    }
+    long target =
+        candidates.size() < sp.replicas()
+            ? 0
+            : Math.min(MAX_FAMILY, (slots + sp.replicas() - 1) / sp.replicas());
+    int members = 0;
+    for (String name : journals.keySet()) {
+      if (inFamily(name, sp.namePrefix())) {
+        members++;
+      }
+    }
+    int next = 1;
+    while (members < target) {
+      while (journals.containsKey(sp.namePrefix() + next)) {
+        next++;
+      }
+      Outcome o =
+          place(
+              new PlaceJournal(
+                  c.origin(), sp.namePrefix() + next, sp.replicas(), sp.requiredEndpoint()),
+              nodes,
+              ownership);
+      if (o instanceof Outcome.Rejected) {
+        return o;
+      }
+      members++;
+    }
+    if (members == 0) {
+      return rejected(
+          RejectReason.INVALID,
+          "not enough live nodes for a journal replicas="
+              + sp.replicas()
+              + " liveNodesWithEndpoint="
+              + sp.requiredEndpoint()
+              + " count="
+              + candidates.size()
+              + ids);
+    }
+    return null;
+  }
+
+  /**
+   * How well a journal suits a partition hinted {@code hint}, lower is better: 0 when a replica is
+   * the hinted node or in the hinted zone and no partition of the journal carries another hint (its
+   * leader can follow this one), 1 with a replica there but a conflicting hint on the journal, 2
+   * with no replica there.
+   */
+  private int hintTier(String journal, String hint, Map<String, NodeInfo> nodes) {
+    boolean there = false;
+    for (String id : journals.get(journal)) {
+      NodeInfo n = nodes.get(id);
+      if (id.equals(hint) || (n != null && hint.equals(n.zone()))) {
+        there = true;
+        break;
+      }
+    }
+    if (!there) {
+      return 2;
+    }
+    String leader = leaderHint(journal).orElse(hint);
+    return leader.equals(hint) && agreeing(journal, hint) ? 0 : 1;
+  }
+
+  /** Whether every hinted partition of the journal carries {@code hint}. */
+  private boolean agreeing(String journal, String hint) {
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        if (!p.getValue().equals(hint)
+            && journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The placement hint a journal's leader follows: the one carried by most of its hinted
+   * partitions, ties by the smaller hint; empty when none of its partitions is hinted.
+   */
+  Optional<String> leaderHint(String journal) {
+    TreeMap<String, Integer> votes = new TreeMap<>();
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        if (journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
+          votes.merge(p.getValue(), 1, Integer::sum);
+        }
+      }
+    }
+    String best = null;
+    for (Map.Entry<String, Integer> v : votes.entrySet()) {
+      if (best == null || v.getValue() > votes.get(best)) {
+        best = v.getKey();
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  /** The placement hint a partition was assigned with, if any. */
+  Optional<String> hintOf(long streamId, int partition) {
+    TreeMap<Integer, String> m = hints.get(streamId);
+    return Optional.ofNullable(m == null ? null : m.get(partition));
+  }
+
+  /** Whether {@code name} is {@code prefix} followed by a number from 1 on. */
+  private static boolean inFamily(String name, String prefix) {
+    if (!name.startsWith(prefix) || name.length() == prefix.length()) {
+      return false;
+    }
+    String n = name.substring(prefix.length());
+    return n.charAt(0) != '0'
+        && n.length() <= 9
+        && n.chars().allMatch(ch -> ch >= '0' && ch <= '9');
+  }
+
   /** Forgets a deleted stream's assignments. */
   void dropStream(long streamId) {
+    hints.remove(streamId);
     TreeMap<Integer, String> gone = assignments.remove(streamId);
     if (gone != null) {
       for (String j : gone.values()) {
@@ -216,6 +411,49 @@ final class JournalTable {
       for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
         w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
       }
+    }
+  }
+
+  /**
+   * The hints section (version 14 on): count i32, each stream i64, partition i32, hint string,
+   * sorted by (stream, partition); every hinted partition is assigned.
+   */
+  void writeHints(BinaryWriter w) {
+    int n = 0;
+    for (TreeMap<Integer, String> m : hints.values()) {
+      n += m.size();
+    }
+    w.i32(n);
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
+        w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
+      }
+    }
+  }
+
+  void readHints(BinaryReader r) {
+    int n = r.count("journalHints.count", 14);
+    long prevStream = -1;
+    int prevPartition = -1;
+    for (int i = 0; i < n; i++) {
+      long stream = r.i64("journalHint.streamId");
+      int partition = r.i32("journalHint.partition");
+      String hint = r.string("journalHint.hint");
+      if (stream < prevStream || (stream == prevStream && partition <= prevPartition)) {
+        throw r.corrupt(
+            "journalHint", "unsorted or duplicate stream=" + stream + " partition=" + partition);
+      }
+      if (journalOf(stream, partition).isEmpty()) {
+        throw r.corrupt(
+            "journalHint",
+            "a hint of an unassigned partition stream=" + stream + " partition=" + partition);
+      }
+      if (hint.isBlank() || hint.length() > MAX_HINT) {
+        throw r.corrupt("journalHint.hint", "blank or too long hint=" + hint);
+      }
+      prevStream = stream;
+      prevPartition = partition;
+      hints.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, hint);
     }
   }
 

@@ -91,10 +91,11 @@ public final class MetaStateMachine {
    * plus the writer leases of fenced appends) while a writer lease exists or a dedupe record holds
    * a fenced batch's verdict; version 12 (version 11, its leases possibly none, plus the arrow
    * streams' schema versions) while an arrow stream exists; version 13 (version 12, its schemas
-   * possibly none, plus the quorum journals' placement) once a journal is placed. Restore reads all
-   * thirteen (metastore-snapshot.md).
+   * possibly none, plus the quorum journals' placement) once a journal is placed; version 14
+   * (version 13 plus the quorum partitions' placement hints) while a partition carries one. Restore
+   * reads all fourteen (metastore-snapshot.md).
    */
-  public static final int SNAPSHOT_VERSION = 13;
+  public static final int SNAPSHOT_VERSION = 14;
 
   /**
    * Named consumers per partition at most (STYLE.md §9): bounds the state one partition can hold
@@ -253,7 +254,7 @@ public final class MetaStateMachine {
     } else if (command instanceof PlaceJournal c) {
       return journals.place(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof AssignJournalPartition c) {
-      return journals.assign(c);
+      return journals.assign(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof CommitJournalSegment c) {
       return journalSegments.commit(c, now);
     } else if (command instanceof ClaimEvents c) {

@@ -34,7 +34,9 @@ final class SnapshotFormat {
   static int versionFor(MetaStateMachine m) {
     // The oldest version that can hold this state, so a state that never retired anything is
     // byte-identical to a v1 writer's (metastore-snapshot.md read compatibility).
-    if (!m.journals().isDefault()) {
+    if (m.journals().hasHints()) {
+      return 14;
+    } else if (!m.journals().isDefault()) {
       return 13;
     } else if (!m.schemas().isDefault()) {
       return 12;
@@ -109,6 +111,9 @@ final class SnapshotFormat {
     }
     if (version >= 13) {
       m.journals().write(w);
+    }
+    if (version >= 14) {
+      m.journals().writeHints(w);
     }
     byte[] body = w.toByteArray();
     CRC32C crc = new CRC32C();
@@ -192,6 +197,9 @@ final class SnapshotFormat {
     }
     if (version >= 13) {
       m.journals().read(r);
+    }
+    if (version >= 14) {
+      m.journals().readHints(r);
     }
     r.expectEnd();
     return m;

@@ -263,4 +263,14 @@ final class StateView implements MetaReader {
   public Optional<List<String>> journalReplicas(String journal) {
     return machine.journals().replicas(journal);
   }
+
+  @Override
+  public Optional<String> journalLeaderHint(String journal) {
+    return machine.journals().leaderHint(journal);
+  }
+
+  @Override
+  public Optional<String> journalPlacementHint(long streamId, int partition) {
+    return machine.journals().hintOf(streamId, partition);
+  }
 }

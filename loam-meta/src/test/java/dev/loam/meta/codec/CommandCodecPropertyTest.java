@@ -416,6 +416,18 @@ class CommandCodecPropertyTest {
     Arbitrary<Command> assignJournal =
         Combinators.combine(origins(), Arbitraries.longs(), Arbitraries.integers())
             .as(dev.loam.meta.command.AssignJournalPartition::new);
+    Arbitrary<Command> assignJournalSpread =
+        Combinators.combine(
+                origins(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                Combinators.combine(
+                        text(),
+                        Arbitraries.integers().between(1, 9),
+                        text(),
+                        text().injectNull(0.3))
+                    .as(dev.loam.meta.command.AssignJournalPartition.Spread::new))
+            .as(dev.loam.meta.command.AssignJournalPartition::new);
     Arbitrary<Command> placeJournalWithEndpoint =
         Combinators.combine(origins(), text(), Arbitraries.integers().between(1, 9), text())
             .as(dev.loam.meta.command.PlaceJournal::new);
@@ -460,6 +472,7 @@ class CommandCodecPropertyTest {
             addSchema,
             placeJournal,
             assignJournal,
+            assignJournalSpread,
             placeJournalWithEndpoint,
             commitJournalSegment,
             claimEvents,

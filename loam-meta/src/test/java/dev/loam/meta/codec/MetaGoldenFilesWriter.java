@@ -274,6 +274,16 @@ public final class MetaGoldenFilesWriter {
         frame(
             MetaGoldenFixturesJournalSeal.commandsJournalSeal().stream()
                 .map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournalSpread.COMMANDS_V1_JOURNAL_SPREAD,
+        frame(
+            MetaGoldenFixturesJournalSpread.commandsJournalSpread().stream()
+                .map(CommandCodec::encode)));
+    writeNew(
+        dir,
+        MetaGoldenFixturesJournalSpread.SNAPSHOT_V14,
+        state(MetaGoldenFixturesJournalSpread.snapshotV14Commands()).snapshot());
   }
 
   /** Golden files are decoded forever: one that exists is left exactly as it is. */
