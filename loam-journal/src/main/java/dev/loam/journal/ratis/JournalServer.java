@@ -614,6 +614,23 @@ public final class JournalServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether this replica has applied every entry its log knows to be committed: on a leader (whose
+   * commit index covers an entry of its own term), its state then reflects everything any earlier
+   * leader committed. False when the journal is not on this node.
+   */
+  public boolean appliedAllCommitted(String journal) {
+    if (closed) {
+      return false;
+    }
+    try {
+      RaftServer.Division d = server.getDivision(groupId(journal));
+      return d.getInfo().getLastAppliedIndex() >= d.getRaftLog().getLastCommittedIndex();
+    } catch (IOException | IllegalStateException e) {
+      return false;
+    }
+  }
+
   private DivisionInfo info(String journal) {
     if (closed) {
       return null;

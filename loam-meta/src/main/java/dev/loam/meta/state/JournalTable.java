@@ -5,6 +5,7 @@ import static dev.loam.meta.command.Outcome.rejected;
 import dev.loam.meta.codec.BinaryReader;
 import dev.loam.meta.codec.BinaryWriter;
 import dev.loam.meta.command.AssignJournalPartition;
+import dev.loam.meta.command.MoveJournalPartition;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.RejectReason;
@@ -47,6 +48,9 @@ final class JournalTable {
   /** (stream, partition) → placement hint (a zone or a node id), for hinted partitions only. */
   private final TreeMap<Long, TreeMap<Integer, String>> hints = new TreeMap<>();
 
+  /** (stream, partition) → the journal it is moving to, while a move is under way. */
+  private final TreeMap<Long, TreeMap<Integer, String>> moves = new TreeMap<>();
+
   /** Journal name → partitions assigned to it. */
   private final TreeMap<String, Integer> partitionCounts = new TreeMap<>();
 
@@ -58,9 +62,91 @@ final class JournalTable {
     return journals.isEmpty();
   }
 
-  /** Whether some partition carries a placement hint (snapshot version 14 on). */
+  /** Whether some partition carries a placement hint or is moving (snapshot version 14 on). */
   boolean hasHints() {
-    return !hints.isEmpty();
+    return !hints.isEmpty() || !moves.isEmpty();
+  }
+
+  /**
+   * Begins or completes a move of a partition between journals (see {@link MoveJournalPartition}).
+   */
+  Outcome move(MoveJournalPartition c) {
+    String ids = " stream=" + c.streamId() + " partition=" + c.partition();
+    Catalog.StreamState s = catalog.stream(c.streamId());
+    if (s == null || c.partition() < 0 || c.partition() >= s.partitions.length) {
+      return rejected(RejectReason.NOT_FOUND, "no such stream partition" + ids);
+    }
+    List<String> target = c.toJournal() == null ? null : journals.get(c.toJournal());
+    if (target == null || c.toJournal().equals(c.fromJournal())) {
+      return rejected(
+          RejectReason.INVALID,
+          "a move needs another placed journal as its target"
+              + ids
+              + " from="
+              + c.fromJournal()
+              + " to="
+              + c.toJournal());
+    }
+    if (c.sealedEnd() < MoveJournalPartition.BEGIN) {
+      return rejected(RejectReason.INVALID, "sealedEnd must be -1 or >= 0" + ids);
+    }
+    String assigned = journalOf(c.streamId(), c.partition()).orElse(null);
+    String moving = moveTarget(c.streamId(), c.partition()).orElse(null);
+    if (c.toJournal().equals(assigned) && moving == null) {
+      return new Outcome.JournalPlaced(c.toJournal(), target, true); // moved already
+    }
+    if (assigned == null || !assigned.equals(c.fromJournal())) {
+      return rejected(
+          RejectReason.CONFLICT,
+          "the partition is not on the move's source journal" + ids + " assigned=" + assigned);
+    }
+    if (c.sealedEnd() == MoveJournalPartition.BEGIN) {
+      if (moving != null && !moving.equals(c.toJournal())) {
+        return rejected(
+            RejectReason.CONFLICT, "the partition is moving elsewhere" + ids + " to=" + moving);
+      }
+      moves.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), c.toJournal());
+      return new Outcome.JournalPlaced(c.toJournal(), target, moving != null);
+    }
+    if (!c.toJournal().equals(moving)) {
+      return rejected(
+          RejectReason.CONFLICT,
+          "no move of the partition to " + c.toJournal() + ids + " to=" + moving);
+    }
+    if (!journals.get(assigned).contains(c.origin().nodeId())) {
+      return rejected(
+          RejectReason.NOT_OWNER,
+          "only a replica of the source journal completes a move"
+              + ids
+              + " node="
+              + c.origin().nodeId());
+    }
+    long indexEnd = s.partitions[c.partition()].highWatermark;
+    if (indexEnd != c.sealedEnd()) {
+      return rejected(
+          RejectReason.CONFLICT,
+          "the partition's offset index does not end at the sealed end"
+              + ids
+              + " sealedEnd="
+              + c.sealedEnd()
+              + " indexEnd="
+              + indexEnd);
+    }
+    assignments.get(c.streamId()).put(c.partition(), c.toJournal());
+    partitionCounts.merge(assigned, -1, Integer::sum);
+    partitionCounts.merge(c.toJournal(), 1, Integer::sum);
+    TreeMap<Integer, String> m = moves.get(c.streamId());
+    m.remove(c.partition());
+    if (m.isEmpty()) {
+      moves.remove(c.streamId());
+    }
+    return new Outcome.JournalPlaced(c.toJournal(), target, false);
+  }
+
+  /** The journal a partition is moving to, while a move is under way. */
+  Optional<String> moveTarget(long streamId, int partition) {
+    TreeMap<Integer, String> m = moves.get(streamId);
+    return Optional.ofNullable(m == null ? null : m.get(partition));
   }
 
   Outcome place(PlaceJournal c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
@@ -357,6 +443,7 @@ final class JournalTable {
   /** Forgets a deleted stream's assignments. */
   void dropStream(long streamId) {
     hints.remove(streamId);
+    moves.remove(streamId);
     TreeMap<Integer, String> gone = assignments.remove(streamId);
     if (gone != null) {
       for (String j : gone.values()) {
@@ -416,15 +503,22 @@ final class JournalTable {
 
   /**
    * The hints section (version 14 on): count i32, each stream i64, partition i32, hint string,
-   * sorted by (stream, partition); every hinted partition is assigned.
+   * sorted by (stream, partition); every hinted partition is assigned. Then the moves under way,
+   * likewise: count i32, each stream i64, partition i32, target journal string.
    */
   void writeHints(BinaryWriter w) {
+    writePartitionStrings(w, hints);
+    writePartitionStrings(w, moves);
+  }
+
+  private static void writePartitionStrings(
+      BinaryWriter w, TreeMap<Long, TreeMap<Integer, String>> map) {
     int n = 0;
-    for (TreeMap<Integer, String> m : hints.values()) {
+    for (TreeMap<Integer, String> m : map.values()) {
       n += m.size();
     }
     w.i32(n);
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
+    for (Map.Entry<Long, TreeMap<Integer, String>> e : map.entrySet()) {
       for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
         w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
       }
@@ -454,6 +548,32 @@ final class JournalTable {
       prevStream = stream;
       prevPartition = partition;
       hints.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, hint);
+    }
+    int m = r.count("journalMoves.count", 14);
+    prevStream = -1;
+    prevPartition = -1;
+    for (int i = 0; i < m; i++) {
+      long stream = r.i64("journalMove.streamId");
+      int partition = r.i32("journalMove.partition");
+      String to = r.string("journalMove.toJournal");
+      if (stream < prevStream || (stream == prevStream && partition <= prevPartition)) {
+        throw r.corrupt(
+            "journalMove", "unsorted or duplicate stream=" + stream + " partition=" + partition);
+      }
+      String from = journalOf(stream, partition).orElse(null);
+      if (from == null || !journals.containsKey(to) || to.equals(from)) {
+        throw r.corrupt(
+            "journalMove",
+            "a move of an unassigned partition or to no other journal stream="
+                + stream
+                + " partition="
+                + partition
+                + " to="
+                + to);
+      }
+      prevStream = stream;
+      prevPartition = partition;
+      moves.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, to);
     }
   }
 

@@ -273,4 +273,9 @@ final class StateView implements MetaReader {
   public Optional<String> journalPlacementHint(long streamId, int partition) {
     return machine.journals().hintOf(streamId, partition);
   }
+
+  @Override
+  public Optional<String> journalMoveTarget(long streamId, int partition) {
+    return machine.journals().moveTarget(streamId, partition);
+  }
 }
