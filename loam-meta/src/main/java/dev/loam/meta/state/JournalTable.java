@@ -5,7 +5,6 @@ import static dev.loam.meta.command.Outcome.rejected;
 import dev.loam.meta.codec.BinaryReader;
 import dev.loam.meta.codec.BinaryWriter;
 import dev.loam.meta.command.AssignJournalPartition;
-import dev.loam.meta.command.MoveJournalPartition;
 import dev.loam.meta.command.NodeInfo;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.Outcome.RejectReason;
@@ -24,15 +23,13 @@ import java.util.regex.Pattern;
  * Quorum-journal placement (docs/design/quorum.md "Placement"): which nodes replicate each journal,
  * and which journal holds each partition of a quorum stream. Both are chosen by apply from the
  * replicated state alone, so every replica computes the same placement; a second proposal of the
- * same placement is a no-op. Reads and writes its own snapshot section (version 13 on).
+ * same placement is a no-op. Reads and writes its own snapshot section (version 13 on), and with
+ * {@link JournalHints} and {@link JournalMoves} the sections of version 14.
  */
 final class JournalTable {
   static final int MAX_REPLICAS = 9;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
   private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
-
-  /** The longest placement hint. */
-  static final int MAX_HINT = 128;
 
   /** The most journals a family of {@link AssignJournalPartition.Spread} grows to. */
   static final int MAX_FAMILY = 32;
@@ -45,17 +42,18 @@ final class JournalTable {
   /** (stream, partition) → journal name, sorted for byte-identical snapshots. */
   private final TreeMap<Long, TreeMap<Integer, String>> assignments = new TreeMap<>();
 
-  /** (stream, partition) → placement hint (a zone or a node id), for hinted partitions only. */
-  private final TreeMap<Long, TreeMap<Integer, String>> hints = new TreeMap<>();
+  /** The partitions' placement hints (version 14 on). */
+  final JournalHints hints = new JournalHints(this);
 
-  /** (stream, partition) → the journal it is moving to, while a move is under way. */
-  private final TreeMap<Long, TreeMap<Integer, String>> moves = new TreeMap<>();
+  /** The moves between journals under way (version 14 on). */
+  final JournalMoves moves;
 
   /** Journal name → partitions assigned to it. */
   private final TreeMap<String, Integer> partitionCounts = new TreeMap<>();
 
   JournalTable(Catalog catalog) {
     this.catalog = catalog;
+    this.moves = new JournalMoves(catalog, this);
   }
 
   boolean isDefault() {
@@ -64,89 +62,25 @@ final class JournalTable {
 
   /** Whether some partition carries a placement hint or is moving (snapshot version 14 on). */
   boolean hasHints() {
-    return !hints.isEmpty() || !moves.isEmpty();
+    return hints.any() || moves.any();
   }
 
-  /**
-   * Begins or completes a move of a partition between journals (see {@link MoveJournalPartition}).
-   */
-  Outcome move(MoveJournalPartition c) {
-    String ids = " stream=" + c.streamId() + " partition=" + c.partition();
-    Catalog.StreamState s = catalog.stream(c.streamId());
-    if (s == null || c.partition() < 0 || c.partition() >= s.partitions.length) {
-      return rejected(RejectReason.NOT_FOUND, "no such stream partition" + ids);
-    }
-    List<String> target = c.toJournal() == null ? null : journals.get(c.toJournal());
-    if (target == null || c.toJournal().equals(c.fromJournal())) {
-      return rejected(
-          RejectReason.INVALID,
-          "a move needs another placed journal as its target"
-              + ids
-              + " from="
-              + c.fromJournal()
-              + " to="
-              + c.toJournal());
-    }
-    if (c.sealedEnd() < MoveJournalPartition.BEGIN) {
-      return rejected(RejectReason.INVALID, "sealedEnd must be -1 or >= 0" + ids);
-    }
-    String assigned = journalOf(c.streamId(), c.partition()).orElse(null);
-    String moving = moveTarget(c.streamId(), c.partition()).orElse(null);
-    if (c.toJournal().equals(assigned) && moving == null) {
-      return new Outcome.JournalPlaced(c.toJournal(), target, true); // moved already
-    }
-    if (assigned == null || !assigned.equals(c.fromJournal())) {
-      return rejected(
-          RejectReason.CONFLICT,
-          "the partition is not on the move's source journal" + ids + " assigned=" + assigned);
-    }
-    if (c.sealedEnd() == MoveJournalPartition.BEGIN) {
-      if (moving != null && !moving.equals(c.toJournal())) {
-        return rejected(
-            RejectReason.CONFLICT, "the partition is moving elsewhere" + ids + " to=" + moving);
-      }
-      moves.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), c.toJournal());
-      return new Outcome.JournalPlaced(c.toJournal(), target, moving != null);
-    }
-    if (!c.toJournal().equals(moving)) {
-      return rejected(
-          RejectReason.CONFLICT,
-          "no move of the partition to " + c.toJournal() + ids + " to=" + moving);
-    }
-    if (!journals.get(assigned).contains(c.origin().nodeId())) {
-      return rejected(
-          RejectReason.NOT_OWNER,
-          "only a replica of the source journal completes a move"
-              + ids
-              + " node="
-              + c.origin().nodeId());
-    }
-    long indexEnd = s.partitions[c.partition()].highWatermark;
-    if (indexEnd != c.sealedEnd()) {
-      return rejected(
-          RejectReason.CONFLICT,
-          "the partition's offset index does not end at the sealed end"
-              + ids
-              + " sealedEnd="
-              + c.sealedEnd()
-              + " indexEnd="
-              + indexEnd);
-    }
-    assignments.get(c.streamId()).put(c.partition(), c.toJournal());
-    partitionCounts.merge(assigned, -1, Integer::sum);
-    partitionCounts.merge(c.toJournal(), 1, Integer::sum);
-    TreeMap<Integer, String> m = moves.get(c.streamId());
-    m.remove(c.partition());
-    if (m.isEmpty()) {
-      moves.remove(c.streamId());
-    }
-    return new Outcome.JournalPlaced(c.toJournal(), target, false);
+  /** The version 14 sections: the hints, then the moves under way. */
+  void writeHints(BinaryWriter w) {
+    hints.write(w);
+    moves.write(w);
   }
 
-  /** The journal a partition is moving to, while a move is under way. */
-  Optional<String> moveTarget(long streamId, int partition) {
-    TreeMap<Integer, String> m = moves.get(streamId);
-    return Optional.ofNullable(m == null ? null : m.get(partition));
+  void readHints(BinaryReader r) {
+    hints.read(r);
+    moves.read(r);
+  }
+
+  /** Puts an assigned partition on another placed journal (a move's completion). */
+  void reassign(long streamId, int partition, String to) {
+    String from = assignments.get(streamId).put(partition, to);
+    partitionCounts.merge(from, -1, Integer::sum);
+    partitionCounts.merge(to, 1, Integer::sum);
   }
 
   Outcome place(PlaceJournal c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
@@ -269,7 +203,7 @@ final class JournalTable {
       if (c.spread() != null && !inFamily(e.getKey(), c.spread().namePrefix())) {
         continue;
       }
-      int tier = hint == null ? 0 : hintTier(e.getKey(), hint, nodes);
+      int tier = hint == null ? 0 : hints.tier(e.getKey(), hint, nodes);
       if (best == null
           || tier < bestTier
           || (tier == bestTier && e.getValue() < partitionCounts.get(best))) {
@@ -282,7 +216,7 @@ final class JournalTable {
     }
     assignments.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), best);
     if (hint != null) {
-      hints.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), hint);
+      hints.put(c.streamId(), c.partition(), hint);
     }
     partitionCounts.merge(best, 1, Integer::sum);
     return new Outcome.JournalPlaced(best, journals.get(best), false);
@@ -312,11 +246,11 @@ final class JournalTable {
           "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas() + ids);
     }
     if (sp.placementHint() != null
-        && (sp.placementHint().isBlank() || sp.placementHint().length() > MAX_HINT)) {
+        && (sp.placementHint().isBlank() || sp.placementHint().length() > JournalHints.MAX_HINT)) {
       return rejected(
           RejectReason.INVALID,
           "a placement hint names a zone or a node in 1.."
-              + MAX_HINT
+              + JournalHints.MAX_HINT
               + " characters hint="
               + sp.placementHint()
               + ids);
@@ -366,69 +300,6 @@ final class JournalTable {
     return null;
   }
 
-  /**
-   * How well a journal suits a partition hinted {@code hint}, lower is better: 0 when a replica is
-   * the hinted node or in the hinted zone and no partition of the journal carries another hint (its
-   * leader can follow this one), 1 with a replica there but a conflicting hint on the journal, 2
-   * with no replica there.
-   */
-  private int hintTier(String journal, String hint, Map<String, NodeInfo> nodes) {
-    boolean there = false;
-    for (String id : journals.get(journal)) {
-      NodeInfo n = nodes.get(id);
-      if (id.equals(hint) || (n != null && hint.equals(n.zone()))) {
-        there = true;
-        break;
-      }
-    }
-    if (!there) {
-      return 2;
-    }
-    String leader = leaderHint(journal).orElse(hint);
-    return leader.equals(hint) && agreeing(journal, hint) ? 0 : 1;
-  }
-
-  /** Whether every hinted partition of the journal carries {@code hint}. */
-  private boolean agreeing(String journal, String hint) {
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
-      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
-        if (!p.getValue().equals(hint)
-            && journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The placement hint a journal's leader follows: the one carried by most of its hinted
-   * partitions, ties by the smaller hint; empty when none of its partitions is hinted.
-   */
-  Optional<String> leaderHint(String journal) {
-    TreeMap<String, Integer> votes = new TreeMap<>();
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
-      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
-        if (journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
-          votes.merge(p.getValue(), 1, Integer::sum);
-        }
-      }
-    }
-    String best = null;
-    for (Map.Entry<String, Integer> v : votes.entrySet()) {
-      if (best == null || v.getValue() > votes.get(best)) {
-        best = v.getKey();
-      }
-    }
-    return Optional.ofNullable(best);
-  }
-
-  /** The placement hint a partition was assigned with, if any. */
-  Optional<String> hintOf(long streamId, int partition) {
-    TreeMap<Integer, String> m = hints.get(streamId);
-    return Optional.ofNullable(m == null ? null : m.get(partition));
-  }
-
   /** Whether {@code name} is {@code prefix} followed by a number from 1 on. */
   private static boolean inFamily(String name, String prefix) {
     if (!name.startsWith(prefix) || name.length() == prefix.length()) {
@@ -442,8 +313,8 @@ final class JournalTable {
 
   /** Forgets a deleted stream's assignments. */
   void dropStream(long streamId) {
-    hints.remove(streamId);
-    moves.remove(streamId);
+    hints.dropStream(streamId);
+    moves.dropStream(streamId);
     TreeMap<Integer, String> gone = assignments.remove(streamId);
     if (gone != null) {
       for (String j : gone.values()) {
@@ -498,82 +369,6 @@ final class JournalTable {
       for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
         w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
       }
-    }
-  }
-
-  /**
-   * The hints section (version 14 on): count i32, each stream i64, partition i32, hint string,
-   * sorted by (stream, partition); every hinted partition is assigned. Then the moves under way,
-   * likewise: count i32, each stream i64, partition i32, target journal string.
-   */
-  void writeHints(BinaryWriter w) {
-    writePartitionStrings(w, hints);
-    writePartitionStrings(w, moves);
-  }
-
-  private static void writePartitionStrings(
-      BinaryWriter w, TreeMap<Long, TreeMap<Integer, String>> map) {
-    int n = 0;
-    for (TreeMap<Integer, String> m : map.values()) {
-      n += m.size();
-    }
-    w.i32(n);
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : map.entrySet()) {
-      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
-        w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
-      }
-    }
-  }
-
-  void readHints(BinaryReader r) {
-    int n = r.count("journalHints.count", 14);
-    long prevStream = -1;
-    int prevPartition = -1;
-    for (int i = 0; i < n; i++) {
-      long stream = r.i64("journalHint.streamId");
-      int partition = r.i32("journalHint.partition");
-      String hint = r.string("journalHint.hint");
-      if (stream < prevStream || (stream == prevStream && partition <= prevPartition)) {
-        throw r.corrupt(
-            "journalHint", "unsorted or duplicate stream=" + stream + " partition=" + partition);
-      }
-      if (journalOf(stream, partition).isEmpty()) {
-        throw r.corrupt(
-            "journalHint",
-            "a hint of an unassigned partition stream=" + stream + " partition=" + partition);
-      }
-      if (hint.isBlank() || hint.length() > MAX_HINT) {
-        throw r.corrupt("journalHint.hint", "blank or too long hint=" + hint);
-      }
-      prevStream = stream;
-      prevPartition = partition;
-      hints.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, hint);
-    }
-    int m = r.count("journalMoves.count", 14);
-    prevStream = -1;
-    prevPartition = -1;
-    for (int i = 0; i < m; i++) {
-      long stream = r.i64("journalMove.streamId");
-      int partition = r.i32("journalMove.partition");
-      String to = r.string("journalMove.toJournal");
-      if (stream < prevStream || (stream == prevStream && partition <= prevPartition)) {
-        throw r.corrupt(
-            "journalMove", "unsorted or duplicate stream=" + stream + " partition=" + partition);
-      }
-      String from = journalOf(stream, partition).orElse(null);
-      if (from == null || !journals.containsKey(to) || to.equals(from)) {
-        throw r.corrupt(
-            "journalMove",
-            "a move of an unassigned partition or to no other journal stream="
-                + stream
-                + " partition="
-                + partition
-                + " to="
-                + to);
-      }
-      prevStream = stream;
-      prevPartition = partition;
-      moves.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, to);
     }
   }
 

@@ -256,7 +256,7 @@ public final class MetaStateMachine {
     } else if (command instanceof AssignJournalPartition c) {
       return journals.assign(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof dev.loam.meta.command.MoveJournalPartition c) {
-      return journals.move(c);
+      return journals.moves.move(c);
     } else if (command instanceof CommitJournalSegment c) {
       return journalSegments.commit(c, now);
     } else if (command instanceof ClaimEvents c) {
