@@ -26,10 +26,11 @@ import java.util.concurrent.CompletableFuture;
  * <p>A journal whose partitions carry a placement hint has its leader moved to the hinted replica
  * (docs/design/quorum.md "Leader transfer"): on a journal this node leads, when the hint names
  * another live replica or a zone this node is not in but a live replica is, the pass asks Ratis to
- * transfer leadership there. The transfer runs in the background (at most one per journal at a
- * time); one that fails waits {@value #TRANSFER_BACKOFF_PASSES} passes before the next attempt, so
- * an unreachable target is not asked again at every pass. Since each pass looks again, the leader
- * returns to the hinted replica after a failover, once that replica is live.
+ * transfer leadership there, once the leader heard from that replica within the last second. The
+ * transfer runs in the background (at most one per journal at a time); one that fails waits {@value
+ * #TRANSFER_BACKOFF_PASSES} passes before the next attempt, so an unreachable target is not asked
+ * again at every pass. Since each pass looks again, the leader returns to the hinted replica after
+ * a failover, once that replica is live.
  *
  * <p>Not thread-safe: one driver calls {@link #poll()}, waiting for each pass before the next.
  */
@@ -45,6 +46,13 @@ public final class JournalPlacementDriver {
    * appends while it hands over (they are sent again, see JournalServer), so this is kept short.
    */
   static final java.time.Duration TRANSFER_TIMEOUT = java.time.Duration.ofSeconds(2);
+
+  /**
+   * A transfer goes only to a replica the leader heard from this recently: the metastore may still
+   * count a node that just died as live, and while a transfer is pending the leader refuses new
+   * entries.
+   */
+  static final java.time.Duration TARGET_HEARD_WITHIN = java.time.Duration.ofSeconds(1);
 
   private final Metastore metastore;
   private final JournalServer server;
@@ -215,7 +223,8 @@ public final class JournalPlacementDriver {
   private boolean transfer(String journal, String target, long pass) {
     CompletableFuture<Void> inFlight = transfers.get(journal);
     if ((inFlight != null && !inFlight.isDone())
-        || pass < transferNotBefore.getOrDefault(journal, 0L)) {
+        || pass < transferNotBefore.getOrDefault(journal, 0L)
+        || !server.heardFrom(journal, target, TARGET_HEARD_WITHIN)) {
       return false;
     }
     CompletableFuture<Void> t = server.transferLeadership(journal, target, TRANSFER_TIMEOUT);
