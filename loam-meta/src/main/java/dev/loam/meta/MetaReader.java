@@ -180,4 +180,9 @@ public interface MetaReader {
   default Optional<String> journalPlacementHint(long streamId, int partition) {
     return Optional.empty();
   }
+
+  /** The journal a quorum partition is moving to, while a move is under way. */
+  default Optional<String> journalMoveTarget(long streamId, int partition) {
+    return Optional.empty();
+  }
 }

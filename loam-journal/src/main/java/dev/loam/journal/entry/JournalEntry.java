@@ -75,6 +75,25 @@ public sealed interface JournalEntry {
     }
   }
 
+  /**
+   * Stops the journal hosting a partition whose tail is wholly sealed up to {@code endOffset} (the
+   * first step of moving it to another journal): accepted only when the partition's sealed offset
+   * and next offset both equal {@code endOffset}; the partition is then forgotten, so appends to it
+   * are refused as for any partition the journal does not host.
+   */
+  record Release(long streamId, int partition, long endOffset) implements JournalEntry {
+    /**
+     * @throws LoamException INVALID if a field is negative
+     */
+    public Release {
+      checkIds(streamId, partition);
+      if (endOffset < 0) {
+        throw new LoamException(
+            Kind.INVALID, "journal release needs endOffset >= 0 endOffset=" + endOffset);
+      }
+    }
+  }
+
   private static void checkIds(long streamId, int partition) {
     if (streamId < 0 || partition < 0) {
       throw new LoamException(

@@ -42,6 +42,7 @@ public final class JournalEntryCodec {
   static final int TYPE_HOST = 1;
   static final int TYPE_APPEND = 2;
   static final int TYPE_SEAL = 3;
+  static final int TYPE_RELEASE = 4;
 
   private JournalEntryCodec() {}
 
@@ -59,6 +60,9 @@ public final class JournalEntryCodec {
     } else if (entry instanceof JournalEntry.Append a) {
       type = TYPE_APPEND;
       body = a.batch();
+    } else if (entry instanceof JournalEntry.Release r) {
+      type = TYPE_RELEASE;
+      body = ByteBuffer.allocate(8).putLong(r.endOffset()).array();
     } else {
       JournalEntry.Seal s = (JournalEntry.Seal) entry;
       type = TYPE_SEAL;
@@ -154,6 +158,17 @@ public final class JournalEntryCodec {
         yield new JournalEntry.Append(stream, partition, batch);
       }
       case TYPE_SEAL -> new JournalEntry.Seal(stream, partition, decodeSeal(b));
+      case TYPE_RELEASE -> {
+        if (bodyLength != 8) {
+          throw new CorruptionException(
+              "journal entry: release body must be 8 bytes n=" + bodyLength);
+        }
+        long end = b.getLong();
+        if (end < 0) {
+          throw new CorruptionException("journal entry: negative end offset end=" + end);
+        }
+        yield new JournalEntry.Release(stream, partition, end);
+      }
       default -> throw new CorruptionException("journal entry: unknown type type=" + type);
     };
   }

@@ -48,7 +48,9 @@ public final class JournalNodeHost implements QuorumHost {
   private JournalNodeHost(QuorumHostContext ctx, JournalServer server, long maxUnsealedBytes) {
     this.ctx = ctx;
     this.server = server;
-    this.driver = new JournalPlacementDriver(ctx.metastore(), server);
+    this.driver =
+        new JournalPlacementDriver(
+            ctx.metastore(), server, ctx.origin(), j -> sealer(j).orElse(null));
     this.sealing = new JournalSealAgent(ctx, server, this::hostedJournals, maxUnsealedBytes);
     this.task =
         ctx.scheduler()
@@ -186,18 +188,36 @@ public final class JournalNodeHost implements QuorumHost {
   public CompletableFuture<Outcome.BatchResult> append(
       String journal, long streamId, int partition, byte[] batch) {
     String ids = " journal=" + journal + " stream=" + streamId + " partition=" + partition;
+    java.util.Optional<String> moving =
+        ctx.metastore().read(r -> r.journalMoveTarget(streamId, partition));
+    if (moving.isPresent()) {
+      // Held back while the partition moves, so that its tail drains and the source can release
+      // it; correctness does not rest on this (a node whose view lags may still append, and the
+      // release then waits for that append's seal).
+      return CompletableFuture.failedFuture(
+          new LoamException(
+              Kind.UNAVAILABLE,
+              "the partition is moving to another journal, retry shortly"
+                  + ids
+                  + " to="
+                  + moving.get()));
+    }
     return server
         .propose(journal, new JournalEntry.Append(streamId, partition, batch))
         .thenCompose(
             r -> {
-              if (r instanceof JournalResult.Rejected rej
-                  && rej.reason() == JournalResult.Reason.UNKNOWN_PARTITION
-                  && assigned(journal, streamId, partition)) {
+              java.util.OptionalLong start =
+                  r instanceof JournalResult.Rejected rej
+                          && rej.reason() == JournalResult.Reason.UNKNOWN_PARTITION
+                      ? hostOffset(journal, streamId, partition)
+                      : java.util.OptionalLong.empty();
+              if (start.isPresent()) {
                 // Assigned in the metastore but not hosted yet: the leader's placement pass has
                 // not reached it. HOST is idempotent (a second one is refused ALREADY_HOSTED and
-                // changes nothing), so host it now and append once more.
+                // changes nothing), so host it now, at the end of its offset index as that pass
+                // would, and append once more.
                 return server
-                    .propose(journal, new JournalEntry.Host(streamId, partition, 0))
+                    .propose(journal, new JournalEntry.Host(streamId, partition, start.getAsLong()))
                     .thenCompose(
                         h ->
                             server.propose(
@@ -208,11 +228,24 @@ public final class JournalNodeHost implements QuorumHost {
         .thenApply(r -> verdict(r, ids));
   }
 
-  private boolean assigned(String journal, long streamId, int partition) {
+  /**
+   * Where the journal would host the partition (the end of its offset index), when it is assigned
+   * to the journal and not moving away (a partition the journal released while moving it must not
+   * be hosted again there); empty otherwise.
+   */
+  private java.util.OptionalLong hostOffset(String journal, long streamId, int partition) {
     return ctx.metastore()
-        .read(r -> r.journalOf(streamId, partition))
-        .map(journal::equals)
-        .orElse(false);
+        .read(
+            r -> {
+              if (!r.journalOf(streamId, partition).map(journal::equals).orElse(false)
+                  || r.journalMoveTarget(streamId, partition).isPresent()) {
+                return java.util.OptionalLong.empty();
+              }
+              return java.util.OptionalLong.of(
+                  r.partition(streamId, partition)
+                      .map(dev.loam.meta.command.PartitionInfo::highWatermark)
+                      .orElse(0L));
+            });
   }
 
   private static Outcome.BatchResult verdict(JournalResult r, String ids) {
@@ -324,13 +357,38 @@ public final class JournalNodeHost implements QuorumHost {
           Kind.UNAVAILABLE,
           "journal not on this node journal=" + journal + " node=" + ctx.nodeId());
     }
+    java.util.OptionalLong sealed =
+        server.query(
+            journal,
+            st ->
+                st.sealPoints().stream()
+                    .filter(x -> x.streamId() == streamId && x.partition() == partition)
+                    .mapToLong(dev.loam.journal.state.SealPoint::sealedOffset)
+                    .findFirst());
+    if (sealed.isPresent() && fromOffset < sealed.getAsLong()) {
+      // Sealed, possibly below where this journal started (a partition moved in): the caller reads
+      // it from the segments through the offset index.
+      return new QuorumRead(
+          java.util.List.of(),
+          sealed.getAsLong(),
+          server.highWatermark(journal, streamId, partition).orElse(sealed.getAsLong()));
+    }
     JournalRead r;
     try {
       r = server.read(journal, streamId, partition, fromOffset, maxBytes);
     } catch (LoamException e) {
-      if (e.kind() == Kind.NOT_FOUND && fromOffset == 0) {
-        // Assigned, not hosted yet: an empty partition.
-        return new QuorumRead(java.util.List.of(), 0, 0);
+      long end =
+          ctx.metastore()
+              .read(
+                  m ->
+                      m.partition(streamId, partition)
+                          .map(dev.loam.meta.command.PartitionInfo::highWatermark)
+                          .orElse(0L));
+      if (e.kind() == Kind.NOT_FOUND && fromOffset <= end) {
+        // Not hosted here: assigned and not hosted yet (an empty partition, or one moved in and
+        // not hosted at its sealed end yet), or released by a move in progress. Everything below
+        // the offset index's end is in its segments.
+        return new QuorumRead(java.util.List.of(), end, end);
       }
       throw e;
     }

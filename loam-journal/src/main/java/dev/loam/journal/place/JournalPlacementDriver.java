@@ -6,7 +6,6 @@ import dev.loam.journal.ratis.JournalGroup;
 import dev.loam.journal.ratis.JournalServer;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
-import dev.loam.meta.command.JournalPartition;
 import dev.loam.meta.command.NodeInfo;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,10 +26,11 @@ import java.util.concurrent.CompletableFuture;
  * <p>A journal whose partitions carry a placement hint has its leader moved to the hinted replica
  * (docs/design/quorum.md "Leader transfer"): on a journal this node leads, when the hint names
  * another live replica or a zone this node is not in but a live replica is, the pass asks Ratis to
- * transfer leadership there. The transfer runs in the background (at most one per journal at a
- * time); one that fails waits {@value #TRANSFER_BACKOFF_PASSES} passes before the next attempt, so
- * an unreachable target is not asked again at every pass. Since each pass looks again, the leader
- * returns to the hinted replica after a failover, once that replica is live.
+ * transfer leadership there, once the leader heard from that replica within the last second. The
+ * transfer runs in the background (at most one per journal at a time); one that fails waits {@value
+ * #TRANSFER_BACKOFF_PASSES} passes before the next attempt, so an unreachable target is not asked
+ * again at every pass. Since each pass looks again, the leader returns to the hinted replica after
+ * a failover, once that replica is live.
  *
  * <p>Not thread-safe: one driver calls {@link #poll()}, waiting for each pass before the next.
  */
@@ -47,6 +47,13 @@ public final class JournalPlacementDriver {
    */
   static final java.time.Duration TRANSFER_TIMEOUT = java.time.Duration.ofSeconds(2);
 
+  /**
+   * A transfer goes only to a replica the leader heard from this recently: the metastore may still
+   * count a node that just died as live, and while a transfer is pending the leader refuses new
+   * entries.
+   */
+  static final java.time.Duration TARGET_HEARD_WITHIN = java.time.Duration.ofSeconds(1);
+
   private final Metastore metastore;
   private final JournalServer server;
 
@@ -61,9 +68,34 @@ public final class JournalPlacementDriver {
   /** Passes so far; written by the polling thread only, read when a transfer fails. */
   private volatile long passes;
 
+  /** This node's origin for the metastore commands of moves, or null: moves are not driven. */
+  private final java.util.function.Supplier<dev.loam.meta.command.Origin> origin;
+
+  /** The sealer of a journal this node hosts, or null while it has none. */
+  private final java.util.function.Function<String, dev.loam.journal.seal.JournalSealer> sealers;
+
+  /** A driver that hosts journals and partitions and follows hints, but drives no moves. */
   public JournalPlacementDriver(Metastore metastore, JournalServer server) {
+    this(metastore, server, null, j -> null);
+  }
+
+  /**
+   * A driver that also moves partitions away from the journals this node leads (see {@link
+   * JournalPartitionMoves}).
+   *
+   * @param origin this node's origin, stamped on the metastore commands it proposes
+   * @param sealers the sealer of a journal (null while there is none), which seals a moving
+   *     partition's tail
+   */
+  public JournalPlacementDriver(
+      Metastore metastore,
+      JournalServer server,
+      java.util.function.Supplier<dev.loam.meta.command.Origin> origin,
+      java.util.function.Function<String, dev.loam.journal.seal.JournalSealer> sealers) {
     this.metastore = Objects.requireNonNull(metastore, "metastore");
     this.server = Objects.requireNonNull(server, "server");
+    this.origin = origin;
+    this.sealers = Objects.requireNonNull(sealers, "sealers");
   }
 
   /**
@@ -83,7 +115,10 @@ public final class JournalPlacementDriver {
     String self = server.nodeId();
     long pass = passes + 1;
     passes = pass;
-    record Plan(JournalGroup group, List<JournalPartition> partitions, String preferredLeader) {}
+    record Plan(
+        JournalGroup group,
+        List<JournalPartitionMoves.Placed> partitions,
+        String preferredLeader) {}
     List<Plan> plans =
         metastore.read(
             (MetaReader r) -> {
@@ -105,7 +140,7 @@ public final class JournalPlacementDriver {
                   out.add(
                       new Plan(
                           new JournalGroup(j.getKey(), addresses),
-                          r.journalPartitions(j.getKey()),
+                          JournalPartitionMoves.placed(r, j.getKey()),
                           preferredLeader(r, j.getKey(), j.getValue(), self)));
                 }
               }
@@ -114,6 +149,7 @@ public final class JournalPlacementDriver {
     List<String> hosted = new ArrayList<>();
     List<CompletableFuture<JournalResult>> proposals = new ArrayList<>();
     Map<String, String> moved = new LinkedHashMap<>();
+    List<CompletableFuture<?>> moves = new ArrayList<>();
     try {
       for (Plan p : plans) {
         server.host(p.group());
@@ -124,20 +160,31 @@ public final class JournalPlacementDriver {
         if (p.preferredLeader() != null && transfer(p.group().name(), p.preferredLeader(), pass)) {
           moved.put(p.group().name(), p.preferredLeader());
         }
-        for (JournalPartition jp : p.partitions()) {
-          if (server.highWatermark(p.group().name(), jp.streamId(), jp.partition()).isEmpty()) {
-            // A partition new to the quorum class starts at offset 0; one moved in from another
-            // journal will start at the sealed offset its old journal reached (not built).
+        for (JournalPartitionMoves.Placed jp : p.partitions()) {
+          boolean here =
+              server.highWatermark(p.group().name(), jp.streamId(), jp.partition()).isPresent();
+          if (jp.moveTarget() != null) {
+            if (origin != null) {
+              moves.add(
+                  JournalPartitionMoves.step(
+                      metastore, server, origin, sealers, p.group().name(), jp, here));
+            }
+          } else if (!here) {
+            // At the end of the partition's offset index: 0 for a partition new to the quorum
+            // class, the sealed end for one moved in from another journal.
             proposals.add(
                 server.propose(
-                    p.group().name(), new JournalEntry.Host(jp.streamId(), jp.partition(), 0)));
+                    p.group().name(),
+                    new JournalEntry.Host(jp.streamId(), jp.partition(), jp.indexEnd())));
           }
         }
       }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return CompletableFuture.allOf(proposals.toArray(CompletableFuture[]::new))
+    List<CompletableFuture<?>> all = new ArrayList<>(proposals);
+    all.addAll(moves);
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
         .thenApply(
             v -> new Pass(hosted, proposals.stream().map(CompletableFuture::join).toList(), moved));
   }
@@ -176,7 +223,8 @@ public final class JournalPlacementDriver {
   private boolean transfer(String journal, String target, long pass) {
     CompletableFuture<Void> inFlight = transfers.get(journal);
     if ((inFlight != null && !inFlight.isDone())
-        || pass < transferNotBefore.getOrDefault(journal, 0L)) {
+        || pass < transferNotBefore.getOrDefault(journal, 0L)
+        || !server.heardFrom(journal, target, TARGET_HEARD_WITHIN)) {
       return false;
     }
     CompletableFuture<Void> t = server.transferLeadership(journal, target, TRANSFER_TIMEOUT);

@@ -614,6 +614,46 @@ public final class JournalServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether this replica leads the journal and heard from the replica {@code nodeId} within {@code
+   * within} (its last answer to an append or heartbeat): a leadership transfer to a replica that
+   * does not answer would only hold back new entries until it timed out.
+   */
+  public boolean heardFrom(String journal, String nodeId, Duration within) {
+    DivisionInfo info = info(journal);
+    if (info == null || !info.isLeader()) {
+      return false;
+    }
+    org.apache.ratis.proto.RaftProtos.RoleInfoProto role = info.getRoleInfoProto();
+    if (!role.hasLeaderInfo()) {
+      return false;
+    }
+    for (org.apache.ratis.proto.RaftProtos.ServerRpcProto f :
+        role.getLeaderInfo().getFollowerInfoList()) {
+      if (f.getId().getId().toStringUtf8().equals(nodeId)) {
+        return f.getLastRpcElapsedTimeMs() <= within.toMillis();
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether this replica has applied every entry its log knows to be committed: on a leader (whose
+   * commit index covers an entry of its own term), its state then reflects everything any earlier
+   * leader committed. False when the journal is not on this node.
+   */
+  public boolean appliedAllCommitted(String journal) {
+    if (closed) {
+      return false;
+    }
+    try {
+      RaftServer.Division d = server.getDivision(groupId(journal));
+      return d.getInfo().getLastAppliedIndex() >= d.getRaftLog().getLastCommittedIndex();
+    } catch (IOException | IllegalStateException e) {
+      return false;
+    }
+  }
+
   private DivisionInfo info(String journal) {
     if (closed) {
       return null;

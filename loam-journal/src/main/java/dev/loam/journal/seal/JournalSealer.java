@@ -233,6 +233,35 @@ public final class JournalSealer {
     return due;
   }
 
+  /**
+   * One step of sealing one partition's whole tail, whatever its size (moving the partition to
+   * another journal needs it all in segments): the same two cases as a pass, for this partition
+   * only and with no threshold. Completes with the SEALs proposed (none on a follower or for an
+   * empty tail); the caller repeats it until the tail is empty.
+   */
+  public CompletableFuture<List<JournalResult>> sealTail(long streamId, int partition) {
+    if (!server.isLeader(journal)) {
+      return CompletableFuture.completedFuture(List.of());
+    }
+    Plan plan =
+        server.query(journal, s -> new Plan(s.sealPoints(), s.unsealed(1, maxSegmentBytes)));
+    for (SealPoint p : plan.points()) {
+      if (p.streamId() != streamId || p.partition() != partition || p.tailBytes() == 0) {
+        continue;
+      }
+      List<SegmentPointer> committed = index.committedFrom(streamId, partition, p.sealedOffset());
+      if (!committed.isEmpty()) {
+        return sealAll(p, committed, 0, new ArrayList<>());
+      }
+      for (UnsealedRange r : plan.ranges()) {
+        if (r.streamId() == streamId && r.partition() == partition) {
+          return seal(r);
+        }
+      }
+    }
+    return CompletableFuture.completedFuture(List.of());
+  }
+
   /** Segments written so far (each committed, refused or of unknown outcome). */
   public long segmentsWritten() {
     return segmentsWritten.get();

@@ -75,6 +75,23 @@ public final class JournalState {
     if (entry instanceof JournalEntry.Append a) {
       return append(key, p, a);
     }
+    if (entry instanceof JournalEntry.Release r) {
+      if (p.sealedOffset != r.endOffset() || p.nextOffset != r.endOffset()) {
+        // Appends came after the last seal: the mover seals them and tries again.
+        return new JournalResult.Rejected(
+            Reason.BAD_SEAL,
+            "a release needs the whole tail sealed up to its end"
+                + ids(key)
+                + " endOffset="
+                + r.endOffset()
+                + " sealedOffset="
+                + p.sealedOffset
+                + " nextOffset="
+                + p.nextOffset);
+      }
+      partitions.remove(key); // an empty tail: no unsealed bytes to give back
+      return new JournalResult.Sealed(r.endOffset());
+    }
     return seal(key, p, ((JournalEntry.Seal) entry).segment());
   }
 

@@ -48,7 +48,10 @@ class JournalEntryCodecPropertyTest {
             .as(
                 (s, p, base, len, key) ->
                     new JournalEntry.Seal(s, p, new SegmentPointer(base, base + len, key)));
-    return Arbitraries.oneOf(host, append, seal);
+    Arbitrary<JournalEntry> release =
+        Combinators.combine(stream, partition, Arbitraries.longs().between(0, Long.MAX_VALUE))
+            .as(JournalEntry.Release::new);
+    return Arbitraries.oneOf(host, append, seal, release);
   }
 
   @Property(tries = 300)

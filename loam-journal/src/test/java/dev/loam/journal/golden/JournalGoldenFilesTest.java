@@ -59,6 +59,14 @@ class JournalGoldenFilesTest {
   }
 
   @Test
+  void releaseEntry() throws IOException {
+    byte[] bytes = golden(JournalGoldenFixtures.ENTRY_RELEASE);
+    assertThat(bytes[6]).as("type").isEqualTo((byte) 4);
+    assertThat(JournalEntryCodec.decode(bytes)).isEqualTo(new JournalEntry.Release(42, 3, 103));
+    assertThat(JournalEntryCodec.encode(JournalGoldenFixtures.release())).isEqualTo(bytes);
+  }
+
+  @Test
   void snapshot() throws IOException {
     byte[] bytes = golden(JournalGoldenFixtures.SNAPSHOT);
     JournalState s = JournalState.restore(bytes, 1 << 20);

@@ -31,6 +31,9 @@ public final class JournalGoldenFilesWriter {
         dir.resolve(JournalGoldenFixtures.ENTRY_SEAL),
         JournalEntryCodec.encode(JournalGoldenFixtures.seal()));
     Files.write(
+        dir.resolve(JournalGoldenFixtures.ENTRY_RELEASE),
+        JournalEntryCodec.encode(JournalGoldenFixtures.release()));
+    Files.write(
         dir.resolve(JournalGoldenFixtures.SNAPSHOT),
         JournalGoldenFixtures.snapshotState().snapshot());
     Files.write(

@@ -10,6 +10,7 @@ final class JournalGoldenFixtures {
   static final String ENTRY_HOST = "journal-entry-v1-host.bin";
   static final String ENTRY_APPEND = "journal-entry-v1-append.bin";
   static final String ENTRY_SEAL = "journal-entry-v1-seal.bin";
+  static final String ENTRY_RELEASE = "journal-entry-v1-release.bin";
   static final String SNAPSHOT = "journal-snapshot-v1.bin";
   static final String SNAPSHOT_V2 = "journal-snapshot-v2.bin";
 
@@ -31,6 +32,10 @@ final class JournalGoldenFixtures {
   static JournalEntry.Seal seal() {
     return new JournalEntry.Seal(
         STREAM, PARTITION, new SegmentPointer(100, 103, "ns/1/seg/42/3/00000000000000000100.seg"));
+  }
+
+  static JournalEntry.Release release() {
+    return new JournalEntry.Release(STREAM, PARTITION, 103);
   }
 
   /**

@@ -35,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A quorum stream's placement hint moves its journal's leader (docs/design/quorum.md "Leader
  * transfer"): with the hint {@code z3} the replica in z3 becomes the leader; when leadership is
  * taken away from it, the new leader's placement pass hands it back. Appends acknowledged across
- * those transfers are all read back, in acknowledgement order, each exactly once.
+ * those transfers are all read back, in acknowledgement order, each exactly once. With the hint
+ * naming a node, that node leads; when it dies appends go on under another leader, and when it
+ * comes back it leads again.
  */
 class QuorumLeaderHintIT {
   @TempDir Path dir;
@@ -156,6 +158,82 @@ class QuorumLeaderHintIT {
     } finally {
       ex.shutdownNow();
     }
+  }
+
+  @Test
+  void afterTheHintedLeaderDiesAndComesBackItLeadsAgain() throws Exception {
+    ExecutorService ex = Executors.newFixedThreadPool(3);
+    InstantSource clock = InstantSource.system();
+    List<LoamNode> nodes = new ArrayList<>();
+    int[] ports = new int[3];
+    try (EmbeddedMetastore ms =
+        EmbeddedMetastore.open(
+            dir.resolve("meta"),
+            MetaSettings.defaults(),
+            EmbeddedMetastore.Options.defaults(),
+            clock,
+            ex)) {
+      InMemoryObjectStore store = new InMemoryObjectStore(clock);
+      for (int i = 0; i < 3; i++) {
+        ports[i] = JournalNodeHostIT.freePort();
+        nodes.add(node(i + 1, ms, store, ports[i]));
+      }
+      try {
+        get(nodes.get(0).log().createNamespace("ns"));
+        StreamSpec spec =
+            StreamSpec.standard(1).withClass(Durability.QUORUM).withPlacementHint("n3");
+        JournalNodeHostIT.await(() -> created(nodes.get(0), spec));
+        long streamId = streamId(nodes.get(0));
+        String journal = ms.read(r -> r.journalOf(streamId, 0)).orElseThrow();
+        JournalNodeHostIT.await(() -> QuorumSealIT.server(nodes.get(2)).isLeader(journal));
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          get(nodes.get(0).log().append("ns", "q", List.of(AppendRecord.of("k", "a" + i))));
+          expected.add("a" + i);
+        }
+        // The hinted leader dies: another replica is elected, and appends go on there (no
+        // transfer is attempted to the dead node, which the metastore still counts as live).
+        nodes.get(2).close();
+        JournalNodeHostIT.await(
+            () ->
+                QuorumSealIT.server(nodes.get(0)).isLeader(journal)
+                    || QuorumSealIT.server(nodes.get(1)).isLeader(journal));
+        for (int i = 0; i < 5; i++) {
+          get(nodes.get(0).log().append("ns", "q", List.of(AppendRecord.of("k", "b" + i))));
+          expected.add("b" + i);
+        }
+        // It comes back (same id, port and journal directory): the leader hands over to it.
+        nodes.set(2, node(3, ms, store, ports[2]));
+        JournalNodeHostIT.await(() -> QuorumSealIT.server(nodes.get(2)).isLeader(journal));
+        for (int i = 0; i < 5; i++) {
+          get(nodes.get(1).log().append("ns", "q", List.of(AppendRecord.of("k", "c" + i))));
+          expected.add("c" + i);
+        }
+        LoamNode reader = nodes.get(2);
+        JournalNodeHostIT.await(() -> highWatermark(reader) == expected.size());
+        FetchResult f = get(reader.log().fetch("ns", "q", 0, 0, 1 << 20, Duration.ZERO));
+        assertThat(f.records().stream().map(r -> text(r.value())).toList())
+            .containsExactlyElementsOf(expected);
+      } finally {
+        for (LoamNode n : nodes) {
+          n.close();
+        }
+      }
+    } finally {
+      ex.shutdownNow();
+    }
+  }
+
+  private LoamNode node(int i, EmbeddedMetastore ms, InMemoryObjectStore store, int port) {
+    String[] zones = {"z1", "z2", "z3"};
+    return LoamNode.builder()
+        .nodeId("n" + i)
+        .objectStore(store)
+        .metastore(ms)
+        .settings(NodeSettings.defaults().withIdentity("http://n" + i, zones[i - 1], 1))
+        .journalAddress("127.0.0.1:" + port)
+        .journalDir(dir.resolve("journal-n" + i))
+        .start();
   }
 
   /** One attempt to move leadership (Ratis refuses one while the last is still settling). */

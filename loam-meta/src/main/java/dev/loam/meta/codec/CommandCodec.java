@@ -612,7 +612,8 @@ public final class CommandCodec {
               JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION,
               JournalPlacementCodec.TAG_COMMIT_JOURNAL_SEGMENT,
               JournalPlacementCodec.TAG_PLACE_JOURNAL_WITH_ENDPOINT,
-              JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION_SPREAD ->
+              JournalPlacementCodec.TAG_ASSIGN_JOURNAL_PARTITION_SPREAD,
+              JournalPlacementCodec.TAG_MOVE_JOURNAL_PARTITION ->
               JournalPlacementCodec.readBody(r, tag, readOrigin(r));
           default -> throw r.corrupt("tag", "unknown command tag=" + tag);
         };

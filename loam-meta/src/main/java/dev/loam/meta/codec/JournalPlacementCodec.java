@@ -3,6 +3,7 @@ package dev.loam.meta.codec;
 import dev.loam.meta.command.AssignJournalPartition;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CommitJournalSegment;
+import dev.loam.meta.command.MoveJournalPartition;
 import dev.loam.meta.command.Origin;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.PlaceJournal;
@@ -11,14 +12,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The encodings of quorum journals: placement, command tags 46–47, 52 and 53 (48 is reserved for
- * moving a partition between journals), a sealed segment's commit, tag 51, and outcome tag 31,
+ * The encodings of quorum journals: placement, command tags 46–47, 52 and 53, moving a partition
+ * between journals, tag 48, a sealed segment's commit, tag 51, and outcome tag 31,
  * docs/formats/metastore-commands.md. {@link CommandCodec} and {@link OutcomeCodec} frame them
  * (version, tag, origin); this class writes and reads the bodies.
  */
 final class JournalPlacementCodec {
   static final int TAG_PLACE_JOURNAL = 46;
   static final int TAG_ASSIGN_JOURNAL_PARTITION = 47;
+  static final int TAG_MOVE_JOURNAL_PARTITION = 48;
   static final int TAG_COMMIT_JOURNAL_SEGMENT = 51;
   static final int TAG_PLACE_JOURNAL_WITH_ENDPOINT = 52;
   static final int TAG_ASSIGN_JOURNAL_PARTITION_SPREAD = 53;
@@ -36,12 +38,16 @@ final class JournalPlacementCodec {
   static boolean isPlacement(Command c) {
     return c instanceof PlaceJournal
         || c instanceof AssignJournalPartition
-        || c instanceof CommitJournalSegment;
+        || c instanceof CommitJournalSegment
+        || c instanceof MoveJournalPartition;
   }
 
   static int tag(Command c) {
     if (c instanceof PlaceJournal p) {
       return p.requiredEndpoint() == null ? TAG_PLACE_JOURNAL : TAG_PLACE_JOURNAL_WITH_ENDPOINT;
+    }
+    if (c instanceof MoveJournalPartition) {
+      return TAG_MOVE_JOURNAL_PARTITION;
     }
     if (c instanceof AssignJournalPartition a) {
       return a.spread() == null
@@ -63,6 +69,14 @@ final class JournalPlacementCodec {
       if (c.requiredEndpoint() != null) {
         w.string(c.requiredEndpoint());
       }
+    } else if (command instanceof MoveJournalPartition c) {
+      if (c.sealedEnd() < MoveJournalPartition.BEGIN) {
+        throw new dev.loam.error.LoamException(
+            dev.loam.error.LoamException.Kind.INVALID,
+            "a move's sealedEnd is -1 (begin) or >= 0 sealedEnd=" + c.sealedEnd());
+      }
+      w.i64(c.streamId()).i32(c.partition()).string(c.fromJournal()).string(c.toJournal());
+      w.i64(c.sealedEnd());
     } else if (command instanceof AssignJournalPartition c) {
       w.i64(c.streamId()).i32(c.partition());
       if (c.spread() != null) {
@@ -102,6 +116,17 @@ final class JournalPlacementCodec {
     }
     if (tag == TAG_COMMIT_JOURNAL_SEGMENT) {
       return readCommit(r, o);
+    }
+    if (tag == TAG_MOVE_JOURNAL_PARTITION) {
+      long stream = r.i64("moveJournalPartition.streamId");
+      int partition = r.i32("moveJournalPartition.partition");
+      String from = r.string("moveJournalPartition.fromJournal");
+      String to = r.string("moveJournalPartition.toJournal");
+      long end = r.i64("moveJournalPartition.sealedEnd");
+      if (end < MoveJournalPartition.BEGIN) {
+        throw r.corrupt("moveJournalPartition.sealedEnd", "below -1 sealedEnd=" + end);
+      }
+      return new MoveJournalPartition(o, stream, partition, from, to, end);
     }
     long stream = r.i64("assignJournalPartition.streamId");
     int partition = r.i32("assignJournalPartition.partition");

@@ -8,6 +8,7 @@ public sealed interface Command
     permits RegisterNode,
         PlaceJournal,
         AssignJournalPartition,
+        MoveJournalPartition,
         CommitJournalSegment,
         CreateNamespace,
         DeleteNamespace,

@@ -23,15 +23,13 @@ import java.util.regex.Pattern;
  * Quorum-journal placement (docs/design/quorum.md "Placement"): which nodes replicate each journal,
  * and which journal holds each partition of a quorum stream. Both are chosen by apply from the
  * replicated state alone, so every replica computes the same placement; a second proposal of the
- * same placement is a no-op. Reads and writes its own snapshot section (version 13 on).
+ * same placement is a no-op. Reads and writes its own snapshot section (version 13 on), and with
+ * {@link JournalHints} and {@link JournalMoves} the sections of version 14.
  */
 final class JournalTable {
   static final int MAX_REPLICAS = 9;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
   private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
-
-  /** The longest placement hint. */
-  static final int MAX_HINT = 128;
 
   /** The most journals a family of {@link AssignJournalPartition.Spread} grows to. */
   static final int MAX_FAMILY = 32;
@@ -44,23 +42,45 @@ final class JournalTable {
   /** (stream, partition) → journal name, sorted for byte-identical snapshots. */
   private final TreeMap<Long, TreeMap<Integer, String>> assignments = new TreeMap<>();
 
-  /** (stream, partition) → placement hint (a zone or a node id), for hinted partitions only. */
-  private final TreeMap<Long, TreeMap<Integer, String>> hints = new TreeMap<>();
+  /** The partitions' placement hints (version 14 on). */
+  final JournalHints hints = new JournalHints(this);
+
+  /** The moves between journals under way (version 14 on). */
+  final JournalMoves moves;
 
   /** Journal name → partitions assigned to it. */
   private final TreeMap<String, Integer> partitionCounts = new TreeMap<>();
 
   JournalTable(Catalog catalog) {
     this.catalog = catalog;
+    this.moves = new JournalMoves(catalog, this);
   }
 
   boolean isDefault() {
     return journals.isEmpty();
   }
 
-  /** Whether some partition carries a placement hint (snapshot version 14 on). */
+  /** Whether some partition carries a placement hint or is moving (snapshot version 14 on). */
   boolean hasHints() {
-    return !hints.isEmpty();
+    return hints.any() || moves.any();
+  }
+
+  /** The version 14 sections: the hints, then the moves under way. */
+  void writeHints(BinaryWriter w) {
+    hints.write(w);
+    moves.write(w);
+  }
+
+  void readHints(BinaryReader r) {
+    hints.read(r);
+    moves.read(r);
+  }
+
+  /** Puts an assigned partition on another placed journal (a move's completion). */
+  void reassign(long streamId, int partition, String to) {
+    String from = assignments.get(streamId).put(partition, to);
+    partitionCounts.merge(from, -1, Integer::sum);
+    partitionCounts.merge(to, 1, Integer::sum);
   }
 
   Outcome place(PlaceJournal c, Map<String, NodeInfo> nodes, OwnershipTable ownership) {
@@ -183,7 +203,7 @@ final class JournalTable {
       if (c.spread() != null && !inFamily(e.getKey(), c.spread().namePrefix())) {
         continue;
       }
-      int tier = hint == null ? 0 : hintTier(e.getKey(), hint, nodes);
+      int tier = hint == null ? 0 : hints.tier(e.getKey(), hint, nodes);
       if (best == null
           || tier < bestTier
           || (tier == bestTier && e.getValue() < partitionCounts.get(best))) {
@@ -196,7 +216,7 @@ final class JournalTable {
     }
     assignments.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), best);
     if (hint != null) {
-      hints.computeIfAbsent(c.streamId(), k -> new TreeMap<>()).put(c.partition(), hint);
+      hints.put(c.streamId(), c.partition(), hint);
     }
     partitionCounts.merge(best, 1, Integer::sum);
     return new Outcome.JournalPlaced(best, journals.get(best), false);
@@ -226,11 +246,11 @@ final class JournalTable {
           "a journal has 1.." + MAX_REPLICAS + " replicas replicas=" + sp.replicas() + ids);
     }
     if (sp.placementHint() != null
-        && (sp.placementHint().isBlank() || sp.placementHint().length() > MAX_HINT)) {
+        && (sp.placementHint().isBlank() || sp.placementHint().length() > JournalHints.MAX_HINT)) {
       return rejected(
           RejectReason.INVALID,
           "a placement hint names a zone or a node in 1.."
-              + MAX_HINT
+              + JournalHints.MAX_HINT
               + " characters hint="
               + sp.placementHint()
               + ids);
@@ -280,69 +300,6 @@ final class JournalTable {
     return null;
   }
 
-  /**
-   * How well a journal suits a partition hinted {@code hint}, lower is better: 0 when a replica is
-   * the hinted node or in the hinted zone and no partition of the journal carries another hint (its
-   * leader can follow this one), 1 with a replica there but a conflicting hint on the journal, 2
-   * with no replica there.
-   */
-  private int hintTier(String journal, String hint, Map<String, NodeInfo> nodes) {
-    boolean there = false;
-    for (String id : journals.get(journal)) {
-      NodeInfo n = nodes.get(id);
-      if (id.equals(hint) || (n != null && hint.equals(n.zone()))) {
-        there = true;
-        break;
-      }
-    }
-    if (!there) {
-      return 2;
-    }
-    String leader = leaderHint(journal).orElse(hint);
-    return leader.equals(hint) && agreeing(journal, hint) ? 0 : 1;
-  }
-
-  /** Whether every hinted partition of the journal carries {@code hint}. */
-  private boolean agreeing(String journal, String hint) {
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
-      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
-        if (!p.getValue().equals(hint)
-            && journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The placement hint a journal's leader follows: the one carried by most of its hinted
-   * partitions, ties by the smaller hint; empty when none of its partitions is hinted.
-   */
-  Optional<String> leaderHint(String journal) {
-    TreeMap<String, Integer> votes = new TreeMap<>();
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
-      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
-        if (journal.equals(journalOf(e.getKey(), p.getKey()).orElse(null))) {
-          votes.merge(p.getValue(), 1, Integer::sum);
-        }
-      }
-    }
-    String best = null;
-    for (Map.Entry<String, Integer> v : votes.entrySet()) {
-      if (best == null || v.getValue() > votes.get(best)) {
-        best = v.getKey();
-      }
-    }
-    return Optional.ofNullable(best);
-  }
-
-  /** The placement hint a partition was assigned with, if any. */
-  Optional<String> hintOf(long streamId, int partition) {
-    TreeMap<Integer, String> m = hints.get(streamId);
-    return Optional.ofNullable(m == null ? null : m.get(partition));
-  }
-
   /** Whether {@code name} is {@code prefix} followed by a number from 1 on. */
   private static boolean inFamily(String name, String prefix) {
     if (!name.startsWith(prefix) || name.length() == prefix.length()) {
@@ -356,7 +313,8 @@ final class JournalTable {
 
   /** Forgets a deleted stream's assignments. */
   void dropStream(long streamId) {
-    hints.remove(streamId);
+    hints.dropStream(streamId);
+    moves.dropStream(streamId);
     TreeMap<Integer, String> gone = assignments.remove(streamId);
     if (gone != null) {
       for (String j : gone.values()) {
@@ -411,49 +369,6 @@ final class JournalTable {
       for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
         w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
       }
-    }
-  }
-
-  /**
-   * The hints section (version 14 on): count i32, each stream i64, partition i32, hint string,
-   * sorted by (stream, partition); every hinted partition is assigned.
-   */
-  void writeHints(BinaryWriter w) {
-    int n = 0;
-    for (TreeMap<Integer, String> m : hints.values()) {
-      n += m.size();
-    }
-    w.i32(n);
-    for (Map.Entry<Long, TreeMap<Integer, String>> e : hints.entrySet()) {
-      for (Map.Entry<Integer, String> p : e.getValue().entrySet()) {
-        w.i64(e.getKey()).i32(p.getKey()).string(p.getValue());
-      }
-    }
-  }
-
-  void readHints(BinaryReader r) {
-    int n = r.count("journalHints.count", 14);
-    long prevStream = -1;
-    int prevPartition = -1;
-    for (int i = 0; i < n; i++) {
-      long stream = r.i64("journalHint.streamId");
-      int partition = r.i32("journalHint.partition");
-      String hint = r.string("journalHint.hint");
-      if (stream < prevStream || (stream == prevStream && partition <= prevPartition)) {
-        throw r.corrupt(
-            "journalHint", "unsorted or duplicate stream=" + stream + " partition=" + partition);
-      }
-      if (journalOf(stream, partition).isEmpty()) {
-        throw r.corrupt(
-            "journalHint",
-            "a hint of an unassigned partition stream=" + stream + " partition=" + partition);
-      }
-      if (hint.isBlank() || hint.length() > MAX_HINT) {
-        throw r.corrupt("journalHint.hint", "blank or too long hint=" + hint);
-      }
-      prevStream = stream;
-      prevPartition = partition;
-      hints.computeIfAbsent(stream, x -> new TreeMap<>()).put(partition, hint);
     }
   }
 

@@ -92,8 +92,8 @@ public final class MetaStateMachine {
    * a fenced batch's verdict; version 12 (version 11, its leases possibly none, plus the arrow
    * streams' schema versions) while an arrow stream exists; version 13 (version 12, its schemas
    * possibly none, plus the quorum journals' placement) once a journal is placed; version 14
-   * (version 13 plus the quorum partitions' placement hints) while a partition carries one. Restore
-   * reads all fourteen (metastore-snapshot.md).
+   * (version 13 plus the quorum partitions' placement hints and moves under way) while a partition
+   * carries a hint or is moving. Restore reads all fourteen (metastore-snapshot.md).
    */
   public static final int SNAPSHOT_VERSION = 14;
 
@@ -255,6 +255,8 @@ public final class MetaStateMachine {
       return journals.place(c, cluster.nodes(), cluster.ownership());
     } else if (command instanceof AssignJournalPartition c) {
       return journals.assign(c, cluster.nodes(), cluster.ownership());
+    } else if (command instanceof dev.loam.meta.command.MoveJournalPartition c) {
+      return journals.moves.move(c);
     } else if (command instanceof CommitJournalSegment c) {
       return journalSegments.commit(c, now);
     } else if (command instanceof ClaimEvents c) {

@@ -266,11 +266,16 @@ final class StateView implements MetaReader {
 
   @Override
   public Optional<String> journalLeaderHint(String journal) {
-    return machine.journals().leaderHint(journal);
+    return machine.journals().hints.leaderHint(journal);
   }
 
   @Override
   public Optional<String> journalPlacementHint(long streamId, int partition) {
-    return machine.journals().hintOf(streamId, partition);
+    return machine.journals().hints.of(streamId, partition);
+  }
+
+  @Override
+  public Optional<String> journalMoveTarget(long streamId, int partition) {
+    return machine.journals().moves.moveTarget(streamId, partition);
   }
 }

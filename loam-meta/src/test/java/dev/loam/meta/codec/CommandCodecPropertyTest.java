@@ -428,6 +428,15 @@ class CommandCodecPropertyTest {
                         text().injectNull(0.3))
                     .as(dev.loam.meta.command.AssignJournalPartition.Spread::new))
             .as(dev.loam.meta.command.AssignJournalPartition::new);
+    Arbitrary<Command> moveJournalPartition =
+        Combinators.combine(
+                origins(),
+                Arbitraries.longs(),
+                Arbitraries.integers(),
+                text(),
+                text(),
+                Arbitraries.longs().greaterOrEqual(-1))
+            .as(dev.loam.meta.command.MoveJournalPartition::new);
     Arbitrary<Command> placeJournalWithEndpoint =
         Combinators.combine(origins(), text(), Arbitraries.integers().between(1, 9), text())
             .as(dev.loam.meta.command.PlaceJournal::new);
@@ -473,6 +482,7 @@ class CommandCodecPropertyTest {
             placeJournal,
             assignJournal,
             assignJournalSpread,
+            moveJournalPartition,
             placeJournalWithEndpoint,
             commitJournalSegment,
             claimEvents,

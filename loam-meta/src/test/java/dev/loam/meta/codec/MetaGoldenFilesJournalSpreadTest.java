@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The golden file of command tag 53 (STYLE.md §3). Decoded forever; a failure is a compatibility
- * break, never a reason to regenerate.
+ * The golden files of command tags 53 and 48 and of snapshot version 14 (STYLE.md §3). Decoded
+ * forever; a failure is a compatibility break, never a reason to regenerate.
  */
 class MetaGoldenFilesJournalSpreadTest {
   @Test
@@ -44,5 +44,20 @@ class MetaGoldenFilesJournalSpreadTest {
     assertThat(m.reader().journalPlacementHint(4L, 1)).isEmpty();
     String hinted = m.reader().journalOf(4L, 0).orElseThrow();
     assertThat(m.reader().journalLeaderHint(hinted)).contains("az-1");
+    assertThat(m.reader().journalOf(4L, 1)).contains("quorum-2");
+    assertThat(m.reader().journalMoveTarget(4L, 1)).contains("quorum-3");
+  }
+
+  @Test
+  void moveCommandsDecodeToTheFixturesAndReencodeIdentically() throws IOException {
+    List<byte[]> frames =
+        MetaGoldenFilesWriter.unframe(
+            golden(MetaGoldenFixturesJournalSpread.COMMANDS_V1_JOURNAL_MOVE));
+    assertThat(frames).extracting(f -> (int) f[1]).containsExactly(48, 48);
+    List<Command> decoded = frames.stream().map(CommandCodec::decode).toList();
+    assertThat(decoded).isEqualTo(MetaGoldenFixturesJournalSpread.commandsJournalMove());
+    for (int i = 0; i < frames.size(); i++) {
+      assertThat(CommandCodec.encode(decoded.get(i))).as("frame %d", i).isEqualTo(frames.get(i));
+    }
   }
 }

@@ -282,6 +282,12 @@ public final class MetaGoldenFilesWriter {
                 .map(CommandCodec::encode)));
     writeNew(
         dir,
+        MetaGoldenFixturesJournalSpread.COMMANDS_V1_JOURNAL_MOVE,
+        frame(
+            MetaGoldenFixturesJournalSpread.commandsJournalMove().stream()
+                .map(CommandCodec::encode)));
+    writeNew(
+        dir,
         MetaGoldenFixturesJournalSpread.SNAPSHOT_V14,
         state(MetaGoldenFixturesJournalSpread.snapshotV14Commands()).snapshot());
   }

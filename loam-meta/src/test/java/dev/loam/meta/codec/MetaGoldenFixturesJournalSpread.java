@@ -6,6 +6,7 @@ import static dev.loam.meta.codec.MetaGoldenFilesWriter.originB;
 import dev.loam.meta.command.AssignJournalPartition;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.CreateStream;
+import dev.loam.meta.command.MoveJournalPartition;
 import dev.loam.meta.command.SetNodeEndpoint;
 import dev.loam.meta.command.StreamConfig;
 import dev.loam.wal.DurabilityClass;
@@ -19,6 +20,15 @@ import java.util.List;
 final class MetaGoldenFixturesJournalSpread {
   static final String COMMANDS_V1_JOURNAL_SPREAD = "metastore-commands-v1-journalspread.bin";
   static final String SNAPSHOT_V14 = "metastore-snapshot-v14.bin";
+  static final String COMMANDS_V1_JOURNAL_MOVE = "metastore-commands-v1-journalmove.bin";
+
+  /** Tag 48: a move begun, and one completed at offset 1 200. */
+  static List<Command> commandsJournalMove() {
+    return List.of(
+        new MoveJournalPartition(
+            originA(41_000), 4L, 1, "quorum-2", "quorum-3", MoveJournalPartition.BEGIN),
+        new MoveJournalPartition(originB(41_100), 4L, 1, "quorum-2", "quorum-3", 1_200));
+  }
 
   private MetaGoldenFixturesJournalSpread() {}
 
@@ -37,7 +47,7 @@ final class MetaGoldenFixturesJournalSpread {
    * The v1 sequence, then: both nodes advertise a journal endpoint; a quorum stream default/q (id
    * 4) with 2 partitions; partition 0 assigned over the quorum- family with 2 replicas and the hint
    * az-1, which places the family's three journals (6 slots / 2 replicas); partition 1 without a
-   * hint.
+   * hint (on quorum-2), then its move to quorum-3 begun.
    */
   static List<Command> snapshotV14Commands() {
     List<Command> out = new ArrayList<>(MetaGoldenFilesWriter.snapshotCommands());
@@ -59,6 +69,9 @@ final class MetaGoldenFixturesJournalSpread {
     out.add(
         new AssignJournalPartition(
             originB(50_300), 4L, 1, new AssignJournalPartition.Spread("quorum-", 2, "journal")));
+    out.add(
+        new MoveJournalPartition(
+            originA(50_400), 4L, 1, "quorum-2", "quorum-3", MoveJournalPartition.BEGIN));
     return out;
   }
 }
