@@ -152,9 +152,29 @@ public final class RatisTestCluster implements AutoCloseable {
 
   /** Starts (or restarts) one peer whose wall clock is {@code peerClock} (a skewed node). */
   RatisMetastore start(String id, InstantSource peerClock) {
-    RatisMetastore m = RatisMetastore.start(settings(id), metaSettings, peerClock, executor);
-    members.put(id, m);
-    return m;
+    // A restarted peer must bind the address the group knows it by; while it was down another
+    // socket on the machine (often a short-lived client connection's ephemeral port) may hold
+    // that port, so a restart waits for it to be free again. A first start that loses its port
+    // is started over on fresh ports by the caller instead.
+    boolean restart = java.nio.file.Files.exists(baseDir.resolve(id));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (true) {
+      try {
+        RatisMetastore m = RatisMetastore.start(settings(id), metaSettings, peerClock, executor);
+        members.put(id, m);
+        return m;
+      } catch (RuntimeException e) {
+        if (!restart || !LoopbackPorts.portTaken(e) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 
   /** Stops one peer (its directory stays). */
