@@ -44,7 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       --fault-file}) switched on and off, on an encrypted namespace whose entries the owners
  *       rewrite into sealed segments every 2 s once 16 KiB gathered ({@code
  *       --segment-threshold-kib}, {@code --maintenance-interval-ms}), so sealed chunks and sealed
- *       segments are both written and read under the kills;
+ *       segments are both written and read under the kills; every node also has a journal port, and
+ *       a quorum stream ({@link ChaosStream}) is written and read beside the leaderless one, every
+ *       other kill aimed at its journal's leader, judged by a checker of its own, with the failover
+ *       time of each leader kill in the summary;
  *   <li>five nodes, harsher: pauses (SIGSTOP) longer than the liveness timeout, two nodes killed at
  *       once, one process's wall clock stepped minutes ahead or back (libfaketime), bursts of store
  *       throttling, a slow store, a node killed part way through its graceful leave, a node killed
