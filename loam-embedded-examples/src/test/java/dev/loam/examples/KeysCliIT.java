@@ -33,7 +33,14 @@ class KeysCliIT {
 
   @TempDir Path dir;
 
-  record Server(Process process, List<String> lines, String url) {}
+  record Server(Process process, List<String> lines, String url) {
+    /** The lines printed so far (the drain thread adds to {@link #lines} under its lock). */
+    List<String> printed() {
+      synchronized (lines) {
+        return List.copyOf(lines);
+      }
+    }
+  }
 
   private Server launch(Path data, String... extra) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -123,7 +130,7 @@ class KeysCliIT {
     List<String> secrets = new ArrayList<>();
     List<String> outputs = new ArrayList<>();
     try {
-      assertThat(s.lines()).anyMatch(l -> l.contains("authentication when_keys_exist"));
+      assertThat(s.printed()).anyMatch(l -> l.contains("authentication when_keys_exist"));
       Map<String, String> noEnv = Map.of();
       // The first key needs none: the cluster has no key yet.
       Run first =
@@ -211,8 +218,8 @@ class KeysCliIT {
   void aNonLoopbackHostNeedsKeysUnlessInsecure() throws Exception {
     Server strict = launch(dir.resolve("strict"), "--host", "0.0.0.0");
     try {
-      assertThat(strict.lines()).anyMatch(l -> l.contains("authentication required"));
-      assertThat(strict.lines()).noneMatch(l -> l.contains("WARNING"));
+      assertThat(strict.printed()).anyMatch(l -> l.contains("authentication required"));
+      assertThat(strict.printed()).noneMatch(l -> l.contains("WARNING"));
       // Closed from the start; this machine may still create the first key over loopback.
       assertThat(Curl.run(strict.url() + "/v1/namespaces").status()).isEqualTo(401);
       Run first = keys(Map.of(), "create", "--url", strict.url(), "--roles", "cluster-admin");
@@ -222,9 +229,9 @@ class KeysCliIT {
     }
     Server open = launch(dir.resolve("open"), "--host", "0.0.0.0", "--insecure");
     try {
-      assertThat(open.lines())
+      assertThat(open.printed())
           .anyMatch(l -> l.contains("WARNING: --insecure") && l.contains("0.0.0.0"));
-      assertThat(open.lines()).anyMatch(l -> l.contains("authentication when_keys_exist"));
+      assertThat(open.printed()).anyMatch(l -> l.contains("authentication when_keys_exist"));
       assertThat(Curl.run(open.url() + "/v1/namespaces").status()).isEqualTo(200);
     } finally {
       stop(open);

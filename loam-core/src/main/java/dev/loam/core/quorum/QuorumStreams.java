@@ -4,6 +4,7 @@ import dev.loam.api.BatchFetchResult;
 import dev.loam.api.FetchResult;
 import dev.loam.api.FetchedRecord;
 import dev.loam.api.NotOwnerException;
+import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.OffsetSpec;
 import dev.loam.core.NodeContext;
 import dev.loam.core.Rejections;
@@ -179,7 +180,7 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       long offset,
       int maxBytes,
       Duration maxWait) {
-    return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
+    return readForFetch(namespace, stream, s, partition, offset, maxBytes, maxWait)
         .thenCompose(
             r -> {
               if (offset < r.startOffset()) {
@@ -208,7 +209,7 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       long offset,
       int maxBytes,
       Duration maxWait) {
-    return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
+    return readForFetch(namespace, stream, s, partition, offset, maxBytes, maxWait)
         .thenCompose(
             r -> {
               if (offset < r.startOffset()) {
@@ -328,6 +329,52 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
         0,
         b.length,
         batch.maxTimestamp());
+  }
+
+  /**
+   * {@link #read} for a fetch: an offset outside what this replica holds fails with {@link
+   * OffsetOutOfRangeException} naming the replica's high watermark and the log start, as a fetch of
+   * the other classes does, so a client whose position is past what a follower applied so far (it
+   * read further on the leader, or the follower is catching up after a restart) is told where the
+   * partition ends here (HTTP 416) rather than that its request is invalid. The replica refuses
+   * such a read as INVALID; its high watermark is then read again to tell the two apart.
+   */
+  private CompletableFuture<QuorumRead> readForFetch(
+      String namespace,
+      String stream,
+      StreamInfo s,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait) {
+    return read(namespace, stream, s, partition, offset, maxBytes, maxWait)
+        .exceptionallyCompose(
+            e -> {
+              Throwable c =
+                  e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                      ? e.getCause()
+                      : e;
+              if (!(c instanceof LoamException le) || le.kind() != Kind.INVALID) {
+                return CompletableFuture.failedFuture(c);
+              }
+              return read(namespace, stream, s, partition, 0, 1, Duration.ZERO)
+                  .thenCompose(
+                      r -> {
+                        long logStart = sealed.logStart(s.id(), partition);
+                        if (offset > r.highWatermark() || offset < logStart) {
+                          return CompletableFuture.failedFuture(
+                              new OffsetOutOfRangeException(
+                                  namespace,
+                                  stream,
+                                  partition,
+                                  offset,
+                                  logStart,
+                                  r.highWatermark()));
+                        }
+                        // Applied up to the offset meanwhile: read again.
+                        return read(namespace, stream, s, partition, offset, maxBytes, maxWait);
+                      });
+            });
   }
 
   private CompletableFuture<QuorumRead> read(

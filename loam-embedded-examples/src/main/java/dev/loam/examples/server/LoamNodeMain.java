@@ -60,9 +60,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Start-up order does not matter: the replica starts, then the node waits (up to {@code
  * --start-timeout-s}) for a metastore leader, which needs a majority of the voters running. Only
  * then does it register (a fresh epoch) and serve. It prints {@code loam: node ID ready http=URL
- * ...} once serving, and {@code loam: node ID metastore role=leader|follower|listener} whenever its
- * replica's role changes. SIGTERM (or Ctrl-C) stops it cleanly, see {@link Member#stop}; a kill -9
- * loses only unacknowledged appends.
+ * ...} once serving, {@code loam: node ID metastore role=leader|follower|listener} whenever its
+ * replica's role changes, and (with {@code --journal-port}) {@code loam: node ID journal J
+ * role=leader|follower} whenever its replica of journal J changes role. SIGTERM (or Ctrl-C) stops
+ * it cleanly, see {@link Member#stop}; a kill -9 loses only unacknowledged appends.
  *
  * <p>Which peers vote: every peer of {@code --peers}, up to 3; of 4 peers the first 3; of 5 or more
  * the first 5. The rest are Ratis listeners (full replicas that never count towards a majority).
@@ -470,10 +471,32 @@ public final class LoamNodeMain {
               out.println("loam: node " + options.id() + " metastore role=" + role);
               out.flush();
             }
+            LoamNode n = node;
+            if (n != null) {
+              n.quorumHost().ifPresent(this::printJournalRoles);
+            }
           },
           0,
           100,
           TimeUnit.MILLISECONDS);
+    }
+
+    /** The journal roles last printed, by journal; touched only by the role-watch thread. */
+    private final java.util.Map<String, String> journalRoles = new java.util.HashMap<>();
+
+    /**
+     * Prints {@code loam: node ID journal J role=leader|follower} whenever this node's replica of a
+     * journal changes role (the leader is the one this replica knows: itself, or another).
+     */
+    private void printJournalRoles(dev.loam.spi.quorum.QuorumHost host) {
+      for (String j : host.hostedJournals()) {
+        String role =
+            host.leader(j).filter(options.id()::equals).isPresent() ? "leader" : "follower";
+        if (!role.equals(journalRoles.put(j, role))) {
+          out.println("loam: node " + options.id() + " journal " + j + " role=" + role);
+          out.flush();
+        }
+      }
     }
 
     /**

@@ -24,7 +24,9 @@ import java.util.TreeMap;
  *   <li>every fetch answers consecutive offsets from the one asked for ({@code out-of-order
  *       reads});
  *   <li>an append that definitely failed (refused before anything was appended) is absent, and
- *       nothing is read back that was never sent.
+ *       nothing is read back that was never sent: what is read back is exactly the acknowledged
+ *       records plus some of those whose outcome was unknown (for a quorum stream, what a journal
+ *       leader that died and came back as a follower had logged but not committed must not appear).
  * </ul>
  */
 final class ChaosChecker {
@@ -269,6 +271,12 @@ final class ChaosChecker {
         }
         if (definitelyFailed.contains(r.value())) {
           found.add("an append refused as not appended is present: " + r);
+        } else if (sent.contains(r.value())
+            && !acked.containsKey(r.value())
+            && !unknown.contains(r.value())) {
+          found.add(
+              "read back a value whose append was neither acknowledged nor of unknown outcome: "
+                  + r);
         }
       }
     }

@@ -132,4 +132,61 @@ class ChaosCheckerTest {
     Verdict v = c.verify(Map.of(0, back));
     assertThat(v.violations()).anyMatch(s -> s.contains("during the run but read back u0"));
   }
+
+  /**
+   * A quorum stream whose journal dropped an acknowledged record when its old leader came back (a
+   * rejoin that overwrote a committed entry with one it had logged but never committed): the
+   * dropped record is lost, and the record that took its offset, never acknowledged, is caught.
+   */
+  @Test
+  void aQuorumReadBackMissingAnAcknowledgedRecordIsLost() {
+    c.sent(List.of("qi1-0", "qi1-1"));
+    c.acked(0, List.of(0L, 1L), List.of("qi1-0", "qi1-1"), false, -1);
+    c.sent(List.of("qx0-0"));
+    c.acked(1, List.of(0L), List.of("qx0-0"), false, -1);
+    c.sent(List.of("qx0-1"));
+    // The answer never came: the old leader logged it and died before it committed.
+    c.unknownOutcome(List.of("qx0-1"));
+    c.sent(List.of("qx0-2"));
+    Verdict clean =
+        c.verify(
+            Map.of(
+                0,
+                List.of(new Rec(0, 0, "qi1-0"), new Rec(0, 1, "qi1-1")),
+                1,
+                List.of(new Rec(1, 0, "qx0-0"))));
+    assertThat(clean.violations()).isEmpty();
+    assertThat(clean.unknownRecordsAbsent()).isEqualTo(1);
+
+    // The rejoined old leader's uncommitted entry replaced the acknowledged one at partition 1.
+    Verdict v =
+        c.verify(
+            Map.of(
+                0,
+                List.of(new Rec(0, 0, "qi1-0"), new Rec(0, 1, "qi1-1")),
+                1,
+                List.of(new Rec(1, 0, "qx0-2"))));
+    assertThat(v.lost()).isEqualTo(1);
+    assertThat(v.violations())
+        .anyMatch(s -> s.contains("qx0-0") && s.contains("not read back"))
+        .anyMatch(
+            s ->
+                s.startsWith("read back a value whose append was neither acknowledged")
+                    && s.contains("qx0-2"));
+  }
+
+  /** The failover time is from the kill to the first ack of a request sent after it. */
+  @Test
+  void failoverIsTheFirstAckOfARequestSentAfterTheKill() {
+    long ms = 1_000_000;
+    List<long[]> acks =
+        List.of(
+            new long[] {0, 5 * ms}, // sent before the kill at 10 ms: its answer does not count
+            new long[] {9 * ms, 12 * ms},
+            new long[] {15 * ms, 2_400 * ms},
+            new long[] {20 * ms, 1_900 * ms},
+            new long[] {3_000 * ms, 3_002 * ms});
+    assertThat(ChaosStream.failoverMillis(List.of(10 * ms, 2_999 * ms, 4_000 * ms), acks))
+        .containsExactly(1_890L, 3L, -1L);
+  }
 }

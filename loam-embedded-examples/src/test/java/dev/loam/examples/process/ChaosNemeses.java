@@ -40,9 +40,11 @@ final class ChaosNemeses {
 
   /**
    * 1-3 s after the previous node is ready again, kills a node with SIGKILL (the first and every
-   * other kill aims at the metastore leader, when one is known; the others at a random node),
+   * other kill aims at the metastore leader, when one is known; the others at the leader of the
+   * quorum stream's journal when the run has one and its leader is known, else at a random node),
    * restarts it after 0.5-2 s (same id and data, a new epoch) and waits until it is ready, so at
-   * most one node is down at a time.
+   * most one node is down at a time. A kill names the roles the node had: {@code "n2 leader"} (the
+   * metastore's), {@code "n1 journal-leader"}, both, or {@code "n3 other"}.
    */
   void killer(Random rnd) {
     ProcessCluster cluster = run.cluster;
@@ -52,13 +54,34 @@ final class ChaosNemeses {
         if (!run.chaos || run.chaosEndsIn() < 5) {
           return;
         }
-        OptionalInt leader = leader(k % 2 == 0);
-        int target =
-            k % 2 == 0 && leader.isPresent() ? leader.getAsInt() : rnd.nextInt(cluster.size());
+        ChaosStream quorum = run.quorum;
+        boolean atMeta = k % 2 == 0;
+        boolean atJournal = !atMeta && quorum != null;
+        OptionalInt leader = leader(atMeta);
+        OptionalInt journalLeader = journalLeader(atJournal);
+        int target;
+        if (atMeta && leader.isPresent()) {
+          target = leader.getAsInt();
+        } else if (atJournal && journalLeader.isPresent()) {
+          target = journalLeader.getAsInt();
+        } else {
+          target = rnd.nextInt(cluster.size());
+        }
         boolean wasLeader = leader.isPresent() && leader.getAsInt() == target;
+        boolean wasJournalLeader = journalLeader.isPresent() && journalLeader.getAsInt() == target;
         cluster.kill9(target);
+        long killedAt = System.nanoTime();
+        if (wasJournalLeader) {
+          synchronized (quorum.leaderKills) {
+            quorum.leaderKills.add(killedAt);
+          }
+        }
         run.killEpoch.incrementAndGet();
-        String kill = cluster.nodeId(target) + (wasLeader ? " leader" : " other");
+        String kill =
+            cluster.nodeId(target)
+                + (wasLeader ? " leader" : "")
+                + (wasJournalLeader ? " journal-leader" : "")
+                + (wasLeader || wasJournalLeader ? "" : " other");
         synchronized (run.kills) {
           run.kills.add(kill);
         }
@@ -429,6 +452,27 @@ final class ChaosNemeses {
     if (wait && leader.isEmpty()) {
       try {
         leader = OptionalInt.of(run.cluster.awaitMetastoreLeader(Duration.ofSeconds(10)));
+      } catch (IllegalStateException e) {
+        // No leader announced (an election still running).
+      }
+    }
+    return leader;
+  }
+
+  /**
+   * The node leading the quorum stream's journal (waiting up to 10 s for one if {@code wait}), or
+   * empty if the run has no quorum stream or no single leader is announced.
+   */
+  private OptionalInt journalLeader(boolean wait) throws InterruptedException {
+    if (run.quorum == null) {
+      return OptionalInt.empty();
+    }
+    OptionalInt leader = run.cluster.journalLeader(ChaosRun.JOURNAL);
+    if (wait && leader.isEmpty()) {
+      try {
+        leader =
+            OptionalInt.of(
+                run.cluster.awaitJournalLeader(ChaosRun.JOURNAL, Duration.ofSeconds(10)));
       } catch (IllegalStateException e) {
         // No leader announced (an election still running).
       }

@@ -28,6 +28,15 @@ final class ChaosRun {
   static final int PARTITIONS = 4;
   static final int PLAIN_PRODUCERS = 2;
 
+  /** The quorum stream's name, partitions, and plain producers (one idempotent per partition). */
+  static final String QUORUM_STREAM = "chaos-quorum";
+
+  static final int QUORUM_PARTITIONS = 2;
+  static final int QUORUM_PLAIN_PRODUCERS = 1;
+
+  /** The journal every quorum stream of the cluster is placed on (docs/design/quorum.md). */
+  static final String JOURNAL = "quorum-1";
+
   /** The fraction of idempotent 200 answers the client pretends it never received. */
   static final double DROP_ANSWER = 0.1;
 
@@ -43,7 +52,18 @@ final class ChaosRun {
   final ChaosChecker checker = new ChaosChecker();
   final Map<String, AtomicLong> faults = new ConcurrentHashMap<>();
   final AtomicLong maxToken = new AtomicLong();
-  final ConcurrentLinkedQueue<Long> ackTimes = new ConcurrentLinkedQueue<>();
+  final ConcurrentLinkedQueue<Long> ackTimes;
+
+  /**
+   * The leaderless stream every scenario writes ({@link #STREAM}); its checker is {@link #checker}.
+   */
+  final ChaosStream stream;
+
+  /**
+   * The quorum stream the three-node scenario also writes ({@link #QUORUM_STREAM} in the {@code
+   * default} namespace, since quorum streams of encrypted namespaces are refused), or null.
+   */
+  volatile ChaosStream quorum;
 
   /** Bumped on every kill or pause: consumers lease again after one (their owner may be gone). */
   final AtomicInteger killEpoch = new AtomicInteger();
@@ -58,14 +78,14 @@ final class ChaosRun {
   /** Process faults other than kills by kind ("pause", "clock step", ...); guarded by itself. */
   final Map<String, Integer> processFaults = new java.util.TreeMap<>();
 
-  // Counters for the summary.
-  final AtomicLong idempotentRetries = new AtomicLong();
-  final AtomicLong droppedAnswers = new AtomicLong();
-  final AtomicLong ackedAfterUnknownAttempt = new AtomicLong();
-  final AtomicLong conflictAnswers = new AtomicLong();
-  final AtomicLong fencedAnswers = new AtomicLong();
-  final AtomicLong staleFetches = new AtomicLong();
-  final AtomicLong failedFetches = new AtomicLong();
+  // Counters for the summary (the first seven are the leaderless stream's, see ChaosStream).
+  final AtomicLong idempotentRetries;
+  final AtomicLong droppedAnswers;
+  final AtomicLong ackedAfterUnknownAttempt;
+  final AtomicLong conflictAnswers;
+  final AtomicLong fencedAnswers;
+  final AtomicLong staleFetches;
+  final AtomicLong failedFetches;
   final AtomicLong consumerResumes = new AtomicLong();
   final AtomicLong consumerCommits = new AtomicLong();
   final AtomicLong consumerFenced = new AtomicLong();
@@ -105,6 +125,15 @@ final class ChaosRun {
     this.faultFile = faultFile;
     this.seed = seed;
     this.durationSeconds = durationSeconds;
+    this.stream = new ChaosStream(namespace, STREAM, PARTITIONS, false, checker);
+    this.ackTimes = stream.ackTimes;
+    this.idempotentRetries = stream.idempotentRetries;
+    this.droppedAnswers = stream.droppedAnswers;
+    this.ackedAfterUnknownAttempt = stream.ackedAfterUnknownAttempt;
+    this.conflictAnswers = stream.conflictAnswers;
+    this.fencedAnswers = stream.fencedAnswers;
+    this.staleFetches = stream.staleFetches;
+    this.failedFetches = stream.failedFetches;
   }
 
   void processFault(String kind) {

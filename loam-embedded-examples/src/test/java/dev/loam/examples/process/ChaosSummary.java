@@ -17,7 +17,35 @@ final class ChaosSummary {
   private ChaosSummary() {}
 
   static String summary(ChaosRun run, String title, Verdict v, long chaosStart, long chaosEnd) {
-    List<Long> times = new ArrayList<>(run.ackTimes);
+    return summary(run, title, v, null, chaosStart, chaosEnd);
+  }
+
+  /**
+   * The table, with the quorum stream's rows when {@code quorum} (its verdict) is not null: the
+   * same counts for the stream on the journal, the kills of the journal's leader and the failover
+   * time of each (from the kill to the first acknowledgement of a quorum append sent after it).
+   */
+  static String summary(
+      ChaosRun run, String title, Verdict v, Verdict quorum, long chaosStart, long chaosEnd) {
+    String gap = longestGap(run.ackTimes, chaosStart, chaosEnd);
+    StringBuilder b = mainRows(run, title, v, gap);
+    if (quorum != null) {
+      quorumRows(b, run, run.quorum, quorum, chaosStart, chaosEnd);
+    }
+    List<String> violations = new ArrayList<>(v.violations());
+    if (quorum != null) {
+      quorum.violations().forEach(s -> violations.add("quorum stream: " + s));
+    }
+    if (!violations.isEmpty()) {
+      b.append("\nViolations:\n");
+      violations.forEach(s -> b.append("- ").append(s).append('\n'));
+    }
+    return b.toString();
+  }
+
+  /** The longest stretch of the chaos phase without an acknowledgement, and where it started. */
+  static String longestGap(java.util.Collection<Long> ackTimes, long chaosStart, long chaosEnd) {
+    List<Long> times = new ArrayList<>(ackTimes);
     times.sort(null);
     long longestGap = 0;
     long gapAt = 0;
@@ -40,6 +68,65 @@ final class ChaosSummary {
       longestGap = chaosEnd - prev;
       gapAt = prev - chaosStart;
     }
+    return String.format(
+        Locale.ROOT,
+        "%d ms (from %.1f s into the chaos)",
+        TimeUnit.NANOSECONDS.toMillis(longestGap),
+        gapAt / 1e9);
+  }
+
+  private static void quorumRows(
+      StringBuilder b, ChaosRun run, ChaosStream q, Verdict v, long chaosStart, long chaosEnd) {
+    String s = "quorum stream: ";
+    row(
+        b,
+        s + "appends acknowledged (requests / records)",
+        v.ackedAppends() + " / " + v.ackedRecords());
+    row(b, s + "idempotent retries (attempts after the first)", q.idempotentRetries.get());
+    row(b, s + "idempotent 200 answers dropped by the client", q.droppedAnswers.get());
+    row(b, s + "answers marked duplicate (a retry of an appended request)", v.duplicateAnswers());
+    row(
+        b,
+        s + "unknown-outcome appends (records present / absent)",
+        v.unknownAppends()
+            + " ("
+            + v.unknownRecordsPresent()
+            + " / "
+            + v.unknownRecordsAbsent()
+            + ")");
+    row(
+        b,
+        s + "appends refused before anything was appended (must be absent)",
+        v.definiteFailures());
+    row(b, "**" + s + "lost acknowledged records** (must be 0)", v.lost());
+    row(b, "**" + s + "duplicate records** (must be 0)", v.duplicates());
+    row(b, "**" + s + "out-of-order reads** (must be 0)", v.outOfOrderReads());
+    row(b, s + "violations of any kind (listed below; must be 0)", v.violations().size());
+    row(
+        b,
+        s + "records fetched during the run / read back per node",
+        v.fetchedRecords() + " / " + v.readBackRecords());
+    row(
+        b,
+        s + "fetches refused or failed (retried) / on a replica behind the offset",
+        q.failedFetches.get() + " / " + q.staleFetches.get());
+    long journalKills;
+    synchronized (run.kills) {
+      journalKills = run.kills.stream().filter(k -> k.contains(" journal-leader")).count();
+    }
+    row(b, "kills of the journal leader", journalKills);
+    row(
+        b,
+        "**failover: journal leader kill to the first acknowledged quorum append sent after it (ms;"
+            + " target 1000-3000)**",
+        q.failoverMillis());
+    row(
+        b,
+        s + "longest unavailability (longest gap without a successful ack)",
+        longestGap(q.ackTimes, chaosStart, chaosEnd));
+  }
+
+  private static StringBuilder mainRows(ChaosRun run, String title, Verdict v, String gap) {
     Map<String, Integer> byNode = new TreeMap<>();
     long leaderKills;
     List<Long> restarts;
@@ -49,7 +136,7 @@ final class ChaosSummary {
           byNode.merge(node, 1, Integer::sum);
         }
       }
-      leaderKills = run.kills.stream().filter(k -> k.contains("leader")).count();
+      leaderKills = run.kills.stream().filter(k -> k.contains(" leader")).count();
       restarts = List.copyOf(run.restartMillis);
     }
     StringBuilder faultText = new StringBuilder();
@@ -134,19 +221,8 @@ final class ChaosSummary {
       processFaults = new TreeMap<>(run.processFaults);
     }
     row(b, "other process faults by kind", processFaults);
-    row(
-        b,
-        "longest unavailability (longest gap without a successful ack)",
-        String.format(
-            Locale.ROOT,
-            "%d ms (from %.1f s into the chaos)",
-            TimeUnit.NANOSECONDS.toMillis(longestGap),
-            gapAt / 1e9));
-    if (!v.violations().isEmpty()) {
-      b.append("\nViolations:\n");
-      v.violations().forEach(s -> b.append("- ").append(s).append('\n'));
-    }
-    return b.toString();
+    row(b, "longest unavailability (longest gap without a successful ack)", gap);
+    return b;
   }
 
   static void row(StringBuilder b, String what, Object value) {

@@ -43,6 +43,8 @@ public final class ProcessCluster implements AutoCloseable {
   static final Pattern READY =
       Pattern.compile("loam: node (\\S+) ready http=(\\S+) .*epoch=(\\d+)");
   static final Pattern ROLE = Pattern.compile("loam: node (\\S+) metastore role=(\\S+)");
+  static final Pattern JOURNAL_ROLE =
+      Pattern.compile("loam: node (\\S+) journal (\\S+) role=(\\S+)");
 
   private final Builder config;
   private final Path root;
@@ -58,6 +60,7 @@ public final class ProcessCluster implements AutoCloseable {
     final int raftPort;
     final int httpPort;
     final int kafkaPort;
+    final int journalPort;
     final Path dataDir;
     final Path log;
     Process process;
@@ -67,12 +70,24 @@ public final class ProcessCluster implements AutoCloseable {
     /** The latest role line of the current process; guarded by the cluster's monitor. */
     String role = "";
 
-    Node(int index, String id, int raftPort, int httpPort, int kafkaPort, Path dataDir, Path log) {
+    /** The latest journal role line of the current process by journal; the cluster's monitor. */
+    final java.util.Map<String, String> journalRoles = new java.util.HashMap<>();
+
+    Node(
+        int index,
+        String id,
+        int raftPort,
+        int httpPort,
+        int kafkaPort,
+        int journalPort,
+        Path dataDir,
+        Path log) {
       this.index = index;
       this.id = id;
       this.raftPort = raftPort;
       this.httpPort = httpPort;
       this.kafkaPort = kafkaPort;
+      this.journalPort = journalPort;
       this.dataDir = dataDir;
       this.log = log;
     }
@@ -98,7 +113,14 @@ public final class ProcessCluster implements AutoCloseable {
       Files.deleteIfExists(log);
       nodes.add(
           new Node(
-              i, id, freePort(), freePort(), b.kafka ? freePort() : -1, root.resolve(id), log));
+              i,
+              id,
+              freePort(),
+              freePort(),
+              b.kafka ? freePort() : -1,
+              b.journal ? freePort() : -1,
+              root.resolve(id),
+              log));
     }
     if (b.metastoreDiskBytes > 0) {
       for (Node n : nodes) {
@@ -122,6 +144,7 @@ public final class ProcessCluster implements AutoCloseable {
   public static final class Builder {
     private int nodes = 3;
     private boolean kafka;
+    private boolean journal;
     private Path logDir = Path.of("target", "process-cluster");
     private Duration readyTimeout = Duration.ofSeconds(60);
     private final List<String> jvmArgs =
@@ -172,6 +195,16 @@ public final class ProcessCluster implements AutoCloseable {
     /** Every node also serves the Kafka protocol ({@code --kafka-port}, a fixed free port). */
     public Builder kafka() {
       this.kafka = true;
+      return this;
+    }
+
+    /**
+     * Every node also runs a journal server of the quorum class ({@code --journal-port}, a fixed
+     * free port), so quorum streams can be created; {@link #awaitJournalLeader} follows the
+     * journals' leaders from the nodes' role lines.
+     */
+    public Builder journal() {
+      this.journal = true;
       return this;
     }
 
@@ -377,6 +410,41 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /**
+   * The index of the node whose replica of {@code journal} leads, waiting up to {@code timeout}
+   * until exactly one running node reports itself its leader (each node prints its journal roles
+   * every 100 ms; needs {@link Builder#journal}).
+   */
+  public synchronized int awaitJournalLeader(String journal, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      OptionalInt l = journalLeader(journal);
+      if (l.isPresent()) {
+        return l.getAsInt();
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new IllegalStateException(
+            "no single leader of journal " + journal + " within " + timeout + ":\n" + logTails(40));
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+  }
+
+  /**
+   * The index of the running node whose replica of {@code journal} last announced itself its
+   * leader, if exactly one running node did; empty during an election or when unknown. Does not
+   * wait.
+   */
+  public synchronized OptionalInt journalLeader(String journal) {
+    List<Node> leaders =
+        nodes.stream()
+            .filter(n -> isAlive(n.index) && "leader".equals(n.journalRoles.get(journal)))
+            .toList();
+    return leaders.size() == 1 ? OptionalInt.of(leaders.get(0).index) : OptionalInt.empty();
+  }
+
+  /**
    * The index of the running node whose replica last announced itself metastore leader, if exactly
    * one running node did; empty during an election or when unknown. Does not wait.
    */
@@ -466,6 +534,9 @@ public final class ProcessCluster implements AutoCloseable {
     if (n.kafkaPort >= 0) {
       cmd.addAll(List.of("--kafka-port", Integer.toString(n.kafkaPort)));
     }
+    if (n.journalPort >= 0) {
+      cmd.addAll(List.of("--journal-port", Integer.toString(n.journalPort)));
+    }
     cmd.addAll(config.nodeArgs);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     if (config.faketimeLibrary != null) {
@@ -482,6 +553,7 @@ public final class ProcessCluster implements AutoCloseable {
       n.process = p;
       n.ready = ready;
       n.role = "";
+      n.journalRoles.clear();
     }
     Thread pump = new Thread(() -> pump(n, p, ready), "pump-" + n.id);
     pump.setDaemon(true);
@@ -519,6 +591,15 @@ public final class ProcessCluster implements AutoCloseable {
             }
           }
         }
+        Matcher journalRole = JOURNAL_ROLE.matcher(line);
+        if (journalRole.find()) {
+          synchronized (this) {
+            if (n.process == p) {
+              n.journalRoles.put(journalRole.group(2), journalRole.group(3));
+              notifyAll();
+            }
+          }
+        }
       }
     } catch (IOException e) {
       // The pipe closed (the process was killed): nothing more to copy.
@@ -528,6 +609,7 @@ public final class ProcessCluster implements AutoCloseable {
       synchronized (this) {
         if (n.process == p) {
           n.role = "";
+          n.journalRoles.clear();
         }
         notifyAll();
       }

@@ -72,6 +72,9 @@ import org.slf4j.LoggerFactory;
  * OUTCOME_UNKNOWN once the entry was handed to Ratis and no reply came within the retry budget (it
  * may be committed: retry the same batch, the producer check dedupes it).
  *
+ * <p>Each journal's Raft term and vote file is guarded ({@link JournalMetaGuards}): a journal whose
+ * file is lost has its division stopped, and a start on such a file is refused CORRUPTION.
+ *
  * <p>Thread-safe. Ratis owns its threads; futures complete on the injected executor.
  */
 public final class JournalServer implements AutoCloseable {
@@ -91,6 +94,9 @@ public final class JournalServer implements AutoCloseable {
   private final AtomicLong adminCallId = new AtomicLong();
   private final RaftServer server;
 
+  /** The term-and-vote guard of every hosted journal (docs/design/quorum.md). */
+  private final JournalMetaGuards metaGuards;
+
   /** The transport of the server and of every client: mutual TLS when configured. */
   private final Parameters parameters = new Parameters();
 
@@ -101,6 +107,8 @@ public final class JournalServer implements AutoCloseable {
     this.executor = executor;
     this.localId = RaftPeerId.valueOf(settings.nodeId());
     Files.createDirectories(settings.storageDir());
+    JournalMetaGuards.checkAtStart(settings.storageDir(), settings.nodeId());
+    this.metaGuards = new JournalMetaGuards(settings.nodeId());
     // One TLS configuration for the server and the clients: Ratis uses the general TLS settings
     // for each side not given its own.
     settings
@@ -126,7 +134,8 @@ public final class JournalServer implements AutoCloseable {
    *
    * @param executor completes proposal futures
    * @throws LoamException UNAVAILABLE if the server cannot start (port taken, directory unusable);
-   *     CORRUPTION if a journal's newest snapshot is damaged
+   *     CORRUPTION if a journal's newest snapshot is damaged, or a journal's term and vote file
+   *     ({@code raft-meta}) holds no term and vote
    */
   public static JournalServer start(JournalSettings settings, Executor executor) {
     Objects.requireNonNull(settings, "settings");
@@ -138,6 +147,9 @@ public final class JournalServer implements AutoCloseable {
     try {
       s = new JournalServer(settings, executor);
       s.server.start();
+      for (RaftGroupId id : s.server.getGroupIds()) {
+        s.guard(id);
+      }
       LOG.info(
           "journal server listening node={} address={} tls={} journals={}",
           settings.nodeId(),
@@ -284,6 +296,15 @@ public final class JournalServer implements AutoCloseable {
               + settings.nodeId());
     }
     RaftGroupId id = groupId(group.name());
+    if (metaGuards.stopped(id)) {
+      throw new LoamException(
+          Kind.UNAVAILABLE,
+          "journal replica stopped: its Raft term and vote file was lost; restart the node"
+              + " journal="
+              + group.name()
+              + " node="
+              + settings.nodeId());
+    }
     if (machines.containsKey(id)) {
       return;
     }
@@ -303,6 +324,61 @@ public final class JournalServer implements AutoCloseable {
           Kind.UNAVAILABLE, "cannot host the journal journal=" + group.name(), e);
     }
     LOG.info("journal hosted journal={} node={} group={}", group.name(), localId, id);
+    guard(id);
+  }
+
+  /** Starts the term-and-vote guard of a running division. */
+  private void guard(RaftGroupId id) {
+    try {
+      metaGuards.guard(
+          id,
+          server.getDivision(id).getRaftStorage(),
+          lost -> executor.execute(() -> stopLostReplica(id, lost)));
+    } catch (IOException e) {
+      LOG.warn("cannot guard the journal's term and vote file node={} group={}", localId, id, e);
+    }
+  }
+
+  /**
+   * Stops the division of a journal whose term and vote file was lost, so that this replica no
+   * longer votes (a restart could not trust its vote), then repairs the file; the other replicas
+   * keep a majority. The journal is not hosted again until the server restarts.
+   */
+  private void stopLostReplica(RaftGroupId id, String lost) {
+    metaGuards.markStopped(id);
+    LOG.error(
+        "journal replica stopped: its Raft term and vote file is lost node={} group={}: {}",
+        localId,
+        id,
+        lost);
+    boolean removed = false;
+    try {
+      RaftClientReply reply =
+          server.groupManagement(
+              GroupManagementRequest.newRemove(
+                  adminClientId, localId, adminCallId.incrementAndGet(), id, false, false));
+      removed = reply.isSuccess();
+      if (!removed) {
+        LOG.error(
+            "cannot stop the journal replica node={} group={}", localId, id, reply.getException());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.error("cannot stop the journal replica node={} group={}", localId, id, e);
+    }
+    machines.remove(id);
+    RaftClient c = clients.remove(id);
+    if (c != null) {
+      try {
+        c.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("closing the client of a stopped journal replica group={}", id, e);
+      }
+    }
+    if (removed) {
+      // The division stopped: nothing writes its file any more. Otherwise the server's close
+      // repairs it, after the server stopped.
+      metaGuards.repair(id);
+    }
   }
 
   /** Whether this node is a replica of {@code journal} (hosted or recovered). */
@@ -696,5 +772,7 @@ public final class JournalServer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       LOG.warn("journal server did not close cleanly node={}", localId, e);
     }
+    // After the server: nothing writes the files any more, so a repair cannot race Ratis's own.
+    metaGuards.repairAll();
   }
 }

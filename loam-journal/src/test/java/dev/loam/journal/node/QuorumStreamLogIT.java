@@ -12,6 +12,7 @@ import dev.loam.api.FetchedRecord;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.NotOwnerException;
+import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.api.StreamSpec;
 import dev.loam.error.LoamException;
@@ -159,6 +160,16 @@ class QuorumStreamLogIT {
           BatchFetchResult b = get(n.log().fetchBatches("ns", "q", 0, 0, 1 << 20, Duration.ZERO));
           assertThat(b.batches().remaining()).isPositive();
           assertThat(b.nextOffset()).isEqualTo(6);
+          // Past the replica's high watermark: out of range naming it, as for the other classes
+          // (HTTP 416), for records and batches alike.
+          for (LoamException past :
+              List.of(
+                  failure(n.log().fetch("ns", "q", 0, 9, 1 << 20, Duration.ZERO)),
+                  failure(n.log().fetchBatches("ns", "q", 1, 7, 1 << 20, Duration.ZERO)))) {
+            assertThat(past).isInstanceOf(OffsetOutOfRangeException.class);
+            assertThat(((OffsetOutOfRangeException) past).highWatermark()).isEqualTo(6);
+            assertThat(((OffsetOutOfRangeException) past).logStartOffset()).isZero();
+          }
         }
 
         // An idempotent producer's retry is answered with the first copy's offset.

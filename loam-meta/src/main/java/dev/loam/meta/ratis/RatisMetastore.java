@@ -13,6 +13,7 @@ import dev.loam.meta.codec.CommandCodec;
 import dev.loam.meta.codec.OutcomeCodec;
 import dev.loam.meta.command.Command;
 import dev.loam.meta.command.Outcome;
+import dev.loam.meta.ratis.internal.RaftMetaGuard;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

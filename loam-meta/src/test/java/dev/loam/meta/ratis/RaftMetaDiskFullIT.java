@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.loam.error.CorruptionException;
 import dev.loam.error.LoamException;
 import dev.loam.meta.MetaSettings;
+import dev.loam.meta.ratis.internal.RaftMetaGuard;
 import dev.loam.meta.testing.ManualClock;
 import java.io.IOException;
 import java.io.OutputStream;

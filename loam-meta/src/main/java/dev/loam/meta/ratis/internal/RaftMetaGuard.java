@@ -1,4 +1,4 @@
-package dev.loam.meta.ratis;
+package dev.loam.meta.ratis.internal;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -46,15 +46,19 @@ import org.slf4j.LoggerFactory;
  * room, so the repair needs no new disk blocks, then renames it into place. And at start, before
  * Ratis reads it, a file that holds no term is refused as corruption naming the file, rather than
  * as Ratis's start failure.
+ *
+ * <p>Shared by Loam's Ratis servers: the metastore's replica ({@code RatisMetastore}) and every
+ * journal group a node's journal server hosts ({@code loam-journal}'s {@code JournalServer}), each
+ * of which has a {@code raft-meta} of its own. Not API: its signatures change without notice.
  */
-final class RaftMetaGuard {
+public final class RaftMetaGuard {
   private static final Logger LOG = LoggerFactory.getLogger(RaftMetaGuard.class);
 
   /** Ratis's name for the file, under the group's {@code current} directory. */
-  static final String META_FILE = "raft-meta";
+  public static final String META_FILE = "raft-meta";
 
   /** The reserve, in the group's directory next to {@code current}. */
-  static final String RESERVE_FILE = "loam-raft-meta.reserve";
+  public static final String RESERVE_FILE = "loam-raft-meta.reserve";
 
   private static final int RESERVE_BYTES = 4096;
   private static final TimeDuration PERIOD = TimeDuration.valueOf(1, TimeUnit.SECONDS);
@@ -82,7 +86,7 @@ final class RaftMetaGuard {
    * full at start leaves the repair to a fresh file) and checks the file once a second, calling
    * {@code onLost} with a description once if it stops holding a term and a vote.
    */
-  static RaftMetaGuard start(RaftStorage storage, String peer, Consumer<String> onLost) {
+  public static RaftMetaGuard start(RaftStorage storage, String peer, Consumer<String> onLost) {
     RaftMetaGuard g =
         new RaftMetaGuard(
             storage.getStorageDir().getRoot().toPath(), storage.getMetadataFile(), peer, onLost);
@@ -99,7 +103,7 @@ final class RaftMetaGuard {
    * Why the file at {@code groupDir/current/raft-meta} cannot be used, if it exists and holds no
    * term and vote; empty when it is sound or absent (a replica that never persisted one).
    */
-  static Optional<String> problem(Path groupDir) {
+  public static Optional<String> problem(Path groupDir) {
     return problemWith(groupDir.resolve("current").resolve(META_FILE));
   }
 
@@ -134,7 +138,7 @@ final class RaftMetaGuard {
   }
 
   /** Stops the periodic check. */
-  void stop() {
+  public void stop() {
     stopped = true;
   }
 
@@ -143,7 +147,7 @@ final class RaftMetaGuard {
    * persisted, retrying for up to {@code budgetMillis} while the disk refuses. Returns what it did,
    * for the close path to log; never throws.
    */
-  String repairAfterClose(long budgetMillis) {
+  public String repairAfterClose(long budgetMillis) {
     stop();
     Optional<String> problem = problemWith(metaFile);
     if (problem.isEmpty()) {
@@ -236,7 +240,7 @@ final class RaftMetaGuard {
   // ---- writing
 
   /** The file as Ratis writes it: a properties file with {@code term} and {@code votedFor}. */
-  static byte[] render(RaftStorageMetadata m) {
+  public static byte[] render(RaftStorageMetadata m) {
     Properties p = new Properties();
     p.setProperty("term", Long.toString(m.getTerm()));
     p.setProperty("votedFor", m.getVotedFor().toString());
