@@ -1,7 +1,7 @@
 package dev.loam.journal.node;
 
 import dev.loam.journal.entry.JournalResult;
-import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.journal.seal.JournalSealer;
 import dev.loam.spi.quorum.QuorumHostContext;
 import java.util.ArrayList;
@@ -31,7 +31,7 @@ final class JournalSealAgent {
   static final long INTERVAL_MILLIS = 100;
 
   private final QuorumHostContext ctx;
-  private final JournalServer server;
+  private final Journals server;
   private final Supplier<List<String>> journals;
   private final long minSealBytes;
   private final long maxSegmentBytes;
@@ -46,7 +46,7 @@ final class JournalSealAgent {
    */
   JournalSealAgent(
       QuorumHostContext ctx,
-      JournalServer server,
+      Journals server,
       Supplier<List<String>> journals,
       long maxUnsealedBytes) {
     this.ctx = ctx;

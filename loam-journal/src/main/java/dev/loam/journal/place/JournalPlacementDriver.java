@@ -3,7 +3,7 @@ package dev.loam.journal.place;
 import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.ratis.JournalGroup;
-import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.JournalPartition;
@@ -16,13 +16,13 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Makes one node's {@link JournalServer} follow the metastore's journal placement
- * (docs/design/quorum.md "Placement"), driven from outside: each {@link #poll()} hosts every placed
- * journal that names this node as a replica (its replicas' addresses are their {@value #ENDPOINT}
- * endpoints in the node registry), and, on the journals this node leads, proposes a {@code HOST}
- * for every assigned partition the journal does not host yet. A journal whose replicas have not all
- * advertised a journal endpoint waits for a later pass. Work per pass is bounded by the placement:
- * one host call per journal, one proposal per assigned partition.
+ * Makes one node's {@link Journals} follow the metastore's journal placement (docs/design/quorum.md
+ * "Placement"), driven from outside: each {@link #poll()} hosts every placed journal that names
+ * this node as a replica (its replicas' addresses are their {@value #ENDPOINT} endpoints in the
+ * node registry), and, on the journals this node leads, proposes a {@code HOST} for every assigned
+ * partition the journal does not host yet. A journal whose replicas have not all advertised a
+ * journal endpoint waits for a later pass. Work per pass is bounded by the placement: one host call
+ * per journal, one proposal per assigned partition.
  *
  * <p>Not thread-safe: one driver calls {@link #poll()}, waiting for each pass before the next.
  */
@@ -31,9 +31,9 @@ public final class JournalPlacementDriver {
   public static final String ENDPOINT = dev.loam.spi.quorum.QuorumHost.ENDPOINT;
 
   private final Metastore metastore;
-  private final JournalServer server;
+  private final Journals server;
 
-  public JournalPlacementDriver(Metastore metastore, JournalServer server) {
+  public JournalPlacementDriver(Metastore metastore, Journals server) {
     this.metastore = Objects.requireNonNull(metastore, "metastore");
     this.server = Objects.requireNonNull(server, "server");
   }

@@ -75,7 +75,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Ratis owns its threads; futures complete on the injected executor.
  */
-public final class JournalServer implements AutoCloseable {
+public final class JournalServer implements Journals {
   private static final Logger LOG = LoggerFactory.getLogger(JournalServer.class);
 
   /** The largest entry and its framing. */
@@ -274,6 +274,7 @@ public final class JournalServer implements AutoCloseable {
    * @throws LoamException INVALID if this node is not one of the group's replicas; UNAVAILABLE if
    *     the server is closed or Ratis refuses the group
    */
+  @Override
   public void host(JournalGroup group) {
     ensureOpen();
     if (!group.replicas().containsKey(settings.nodeId())) {
@@ -307,6 +308,7 @@ public final class JournalServer implements AutoCloseable {
   }
 
   /** Whether this node is a replica of {@code journal} (hosted or recovered). */
+  @Override
   public boolean hosts(String journal) {
     return machines.containsKey(groupId(journal));
   }
@@ -319,6 +321,7 @@ public final class JournalServer implements AutoCloseable {
    * of the journal, or knows no leader of it within a request timeout, and with OUTCOME_UNKNOWN if
    * no reply came within the retry budget.
    */
+  @Override
   public CompletableFuture<JournalResult> propose(String journal, JournalEntry entry) {
     if (hosts(journal) && leader(journal).isEmpty() && neverApplied(journal)) {
       // A journal just placed has had no leader yet, and its other replicas may not host the
@@ -470,12 +473,14 @@ public final class JournalServer implements AutoCloseable {
    * @throws LoamException UNAVAILABLE if the journal is not on this node or the server is closed;
    *     NOT_FOUND and INVALID as {@link JournalState#read}
    */
+  @Override
   public JournalRead read(
       String journal, long streamId, int partition, long fromOffset, int maxBytes) {
     return query(journal, s -> s.read(streamId, partition, fromOffset, maxBytes));
   }
 
   /** The partition's high watermark on this replica, if the journal hosts it. */
+  @Override
   public OptionalLong highWatermark(String journal, long streamId, int partition) {
     return query(journal, s -> s.highWatermark(streamId, partition));
   }
@@ -483,6 +488,7 @@ public final class JournalServer implements AutoCloseable {
   /**
    * Runs {@code q} against this replica's applied state of {@code journal}, under its read lock.
    */
+  @Override
   public <T> T query(String journal, Function<JournalState, T> q) {
     ensureOpen();
     JournalStateMachine m = machines.get(groupId(journal));
@@ -500,6 +506,7 @@ public final class JournalServer implements AutoCloseable {
    *
    * @return closing it removes the listener
    */
+  @Override
   public AutoCloseable onApplied(String journal, JournalListener listener) {
     Objects.requireNonNull(listener, "listener");
     List<JournalListener> ls =
@@ -552,12 +559,14 @@ public final class JournalServer implements AutoCloseable {
   }
 
   /** Whether this replica is the journal's leader now. */
+  @Override
   public boolean isLeader(String journal) {
     DivisionInfo info = info(journal);
     return info != null && info.isLeader() && info.isLeaderReady();
   }
 
   /** The node id of the leader this replica knows, if any. */
+  @Override
   public Optional<String> leader(String journal) {
     DivisionInfo info = info(journal);
     RaftPeerId l = info == null ? null : info.getLeaderId();
@@ -597,6 +606,7 @@ public final class JournalServer implements AutoCloseable {
   }
 
   /** This node's id. */
+  @Override
   public String nodeId() {
     return settings.nodeId();
   }
