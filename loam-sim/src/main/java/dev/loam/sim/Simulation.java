@@ -156,6 +156,9 @@ public final class Simulation {
   private final Nemesis nemesis;
   private final HostWorkload host;
   private final HostContext hostContext;
+  // The quorum journal's simulated Raft and its faults on the seeds that draw one; null otherwise.
+  private final dev.loam.sim.quorum.SimRaft raft;
+  private final dev.loam.sim.actor.JournalFaults journalFaults;
   private boolean blockingReported;
 
   /** A run of {@code seed} in the shape {@code config}; nothing happens until {@link #run()}. */
@@ -168,6 +171,15 @@ public final class Simulation {
    * invariants ({@link HostWorkload}) besides the harness's own.
    */
   public Simulation(long seed, Config config, HostWorkload host) {
+    this(seed, config, host, dev.loam.sim.quorum.SimRaft.Rules.raft());
+  }
+
+  /**
+   * A run whose quorum journal (on the seeds that have one) follows {@code raftRules}: Raft's own
+   * but in the tests that break one rule to show the checks catch it.
+   */
+  Simulation(
+      long seed, Config config, HostWorkload host, dev.loam.sim.quorum.SimRaft.Rules raftRules) {
     this.seed = seed;
     this.host = java.util.Objects.requireNonNull(host, "host");
     this.config = config;
@@ -226,6 +238,23 @@ public final class Simulation {
             ctx, cluster, store, meta, zones, streams, checker, faultRandom, config.nodes());
     this.hostContext = new HostContext(ctx, cluster, checker::violation);
     this.changelogs = Changelogs.draw(ctx, cluster, Seeds.stream(seed, "changelog"));
+    if (scenario.quorum() && config.nodes() >= 3) {
+      this.raft =
+          new dev.loam.sim.quorum.SimRaft(
+              ctx,
+              Seeds.stream(seed, "journal"),
+              scenario.journalFaults(),
+              raftRules,
+              SimCluster.JOURNAL_MAX_UNSEALED_BYTES,
+              checker::violation);
+      cluster.quorum(raft);
+      this.journalFaults =
+          new dev.loam.sim.actor.JournalFaults(
+              ctx, cluster, raft, Seeds.stream(seed, "journal-faults"), config.nodes());
+    } else {
+      this.raft = null;
+      this.journalFaults = null;
+    }
   }
 
   /** Runs {@code seed} with {@link Config#defaults()}. */
@@ -300,6 +329,9 @@ public final class Simulation {
     consumers.start(workloadEndNanos);
     if (config.faults()) {
       nemesis.schedule(config.workload());
+      if (journalFaults != null) {
+        journalFaults.schedule(config.workload().toMillis());
+      }
     }
     hostContext.workloadEnds(workloadEndNanos);
     host.start(hostContext);
@@ -401,13 +433,55 @@ public final class Simulation {
     if (changelogs != null) {
       changelogs.setup(first.log(), this::await);
     }
+    if (raft != null) {
+      createQuorumStream(first);
+    }
     producers.create(config.producers());
     consumers.create(workRandom.nextInt(3));
     hostContext.allowAwait(true);
     host.setup(hostContext);
     hostContext.allowAwait(false);
     nemesis.perCallFaults(config.faults());
+    if (raft != null) {
+      raft.setFaultsEnabled(config.faults());
+    }
     trace.add("setup done streams=" + streams);
+  }
+
+  /**
+   * The quorum stream {@code q0} (1–2 partitions, drawn from a stream of its own), once every node
+   * advertises its journal endpoint: the create refuses the quorum class while fewer than three do.
+   */
+  private void createQuorumStream(LoamNode first) {
+    List<String> ids = cluster.nodes().stream().map(SimCluster.Node::id).toList();
+    boolean advertised =
+        scheduler.runUntil(
+            () ->
+                meta.read(
+                        r ->
+                            ids.stream()
+                                .filter(
+                                    id ->
+                                        r.node(id)
+                                            .map(n -> n.endpoints().containsKey("journal"))
+                                            .orElse(false))
+                                .count())
+                    >= 3,
+            1_000_000);
+    if (!advertised) {
+      throw new IllegalStateException("journal endpoints never advertised seed=" + seed);
+    }
+    SplittableRandom q = Seeds.stream(seed, "quorum");
+    SimStream st = new SimStream("q0", 1 + q.nextInt(2), -1, -1, false, true);
+    streams.add(st);
+    await(
+        first
+            .log()
+            .createStream(
+                SimContext.NS,
+                st.name(),
+                new StreamSpec(st.partitions(), Durability.QUORUM, -1, -1, false)));
+    ctx.planned("stream " + st.name() + " partitions=" + st.partitions() + " quorum");
   }
 
   /** The run's stream with this metastore id, or null. */
@@ -441,6 +515,9 @@ public final class Simulation {
   /** Faults off, every node back, every operation answered, then ownership settles. */
   private void heal() {
     nemesis.stop();
+    if (raft != null) {
+      raft.heal();
+    }
     availability.healingStarted();
     trace.add("heal");
     cluster.resumeAll();
