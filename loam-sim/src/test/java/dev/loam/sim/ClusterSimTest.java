@@ -49,7 +49,9 @@ class ClusterSimTest {
    * first attempt (it waited for a running node) was judged by the attempt's time and its trim
    * called early (179); creating a changelog failed when the creating node's lagging replica did
    * not show the lease the source's worker had already taken for a partition, and the placeholder's
-   * acquire was refused as held by another holder (1220).
+   * acquire was refused as held by another holder (1220). Seeds 17 and 5 run a quorum stream and
+   * caught a deliberately broken journal protocol (QuorumBrokenRaftTest): a commit on the leader's
+   * own sync without a majority (17), and votes without Raft's up-to-date rule (5).
    */
   @Example
   void seedsThatFoundBugs() {
@@ -70,7 +72,9 @@ class ClusterSimTest {
           40,
           163,
           179,
-          1220
+          1220,
+          17,
+          5
         }) {
       check(Simulation.run(seed));
     }
