@@ -51,7 +51,13 @@ class ClusterSimTest {
    * not show the lease the source's worker had already taken for a partition, and the placeholder's
    * acquire was refused as held by another holder (1220). Seeds 17 and 5 run a quorum stream and
    * caught a deliberately broken journal protocol (QuorumBrokenRaftTest): a commit on the leader's
-   * own sync without a majority (17), and votes without Raft's up-to-date rule (5).
+   * own sync without a majority (17), and votes without Raft's up-to-date rule (5). Seeds 85, 114,
+   * 182 and 370 (the first 2 000-seed sweep with quorum streams): an append that hosted its journal
+   * first failed INVALID when the node's journal endpoint was refused, as FUTURE_STAMP with its
+   * clock ahead (85) or as a node declared dead (114), where the refusal's own kind is due; an
+   * append to two partitions of a quorum stream, appended on one and not on the other, failed with
+   * the definite kind of the other (UNAVAILABLE) although its records on the first were there (182,
+   * 370).
    */
   @Example
   void seedsThatFoundBugs() {
@@ -74,7 +80,11 @@ class ClusterSimTest {
           179,
           1220,
           17,
-          5
+          5,
+          85,
+          114,
+          182,
+          370
         }) {
       check(Simulation.run(seed));
     }

@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The data path of quorum streams on one node (docs/design/quorum.md "Quorum streams"): placing a
@@ -141,6 +142,11 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
   /**
    * Appends each batch to its partition's journal through this node's replica, in order, and
    * answers one ack per batch (applied index 0: a quorum ack carries no metastore token).
+   *
+   * <p>Each batch is its own journal proposal, so batches of several partitions are not appended
+   * atomically: when one fails and another was appended or may have been (it failed
+   * OUTCOME_UNKNOWN), the submit fails OUTCOME_UNKNOWN, never with a definite kind that would tell
+   * the caller nothing was written.
    */
   @Override
   public CompletableFuture<List<BatchAck>> submit(
@@ -153,7 +159,42 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
               .thenApply(r -> new BatchAck(r, 0, null, 0)));
     }
     return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
-        .thenApply(v -> acks.stream().map(CompletableFuture::join).toList());
+        .handle(
+            (v, t) -> {
+              if (t == null) {
+                return acks.stream().map(CompletableFuture::join).toList();
+              }
+              boolean mayHaveLanded =
+                  acks.stream()
+                      .anyMatch(
+                          f -> !f.isCompletedExceptionally() || kindOf(f) == Kind.OUTCOME_UNKNOWN);
+              Throwable cause = t instanceof CompletionException ce ? ce.getCause() : t;
+              if (!mayHaveLanded) {
+                throw t instanceof CompletionException ce ? ce : new CompletionException(t);
+              }
+              throw new LoamException(
+                  Kind.OUTCOME_UNKNOWN,
+                  "an append to several partitions of a quorum stream failed on some and was or"
+                      + " may have been appended on others stream="
+                      + namespace
+                      + "/"
+                      + stream
+                      + ": "
+                      + cause.getMessage(),
+                  cause);
+            });
+  }
+
+  /** The kind a failed future failed with (INTERNAL for a failure that is not a LoamException). */
+  private static Kind kindOf(CompletableFuture<?> f) {
+    try {
+      f.join();
+      return null;
+    } catch (CompletionException e) {
+      return e.getCause() instanceof LoamException le ? le.kind() : Kind.INTERNAL;
+    } catch (java.util.concurrent.CancellationException e) {
+      return Kind.INTERNAL;
+    }
   }
 
   /** Fetches records of a quorum partition from this node's replica (see {@code Log#fetch}). */

@@ -178,8 +178,17 @@ public final class JournalNodeHost implements QuorumHost {
         .thenApply(
             a -> {
               if (a.outcome() instanceof Outcome.Rejected r) {
+                // Typed like every refusal: a node declared dead is FENCED, a clock ahead of the
+                // metastore's UNAVAILABLE. An append that hosts its journal first (QuorumStreams)
+                // answers this kind, so it must not claim the caller's request was malformed.
+                Kind kind =
+                    switch (r.reason()) {
+                      case STALE_NODE_EPOCH, UNKNOWN_NODE, FENCED -> Kind.FENCED;
+                      case FUTURE_STAMP -> Kind.UNAVAILABLE;
+                      default -> Kind.INVALID;
+                    };
                 throw new LoamException(
-                    Kind.INVALID,
+                    kind,
                     "journal endpoint refused node="
                         + ctx.nodeId()
                         + " address="
