@@ -238,7 +238,8 @@ public final class Simulation {
             ctx, cluster, store, meta, zones, streams, checker, faultRandom, config.nodes());
     this.hostContext = new HostContext(ctx, cluster, checker::violation);
     this.changelogs = Changelogs.draw(ctx, cluster, Seeds.stream(seed, "changelog"));
-    if (scenario.quorum() && config.nodes() >= 3) {
+    // Quorum streams of encrypted namespaces are refused (docs/design/quorum.md "Quorum streams").
+    if (scenario.quorum() && config.nodes() >= 3 && !config.encrypted()) {
       this.raft =
           new dev.loam.sim.quorum.SimRaft(
               ctx,
