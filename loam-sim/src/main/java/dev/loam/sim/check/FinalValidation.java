@@ -78,11 +78,19 @@ public final class FinalValidation {
 
   /** Reads back through {@code reader} (a started node with a true clock) and validates. */
   public void run(SimCluster.Node reader) {
+    run(reader, reader);
+  }
+
+  /**
+   * Reads back through {@code reader}, the quorum stream through {@code quorumReader} (a node that
+   * hosts its journal: only a replica serves it), and validates.
+   */
+  public void run(SimCluster.Node reader, SimCluster.Node quorumReader) {
     for (SimStream st : streams) {
       StreamInfo info = meta.read(r -> r.stream(SimContext.NS, st.name())).orElseThrow();
       for (int p = 0; p < st.partitions(); p++) {
         retentionApplied(st, info, p);
-        readBack(reader, st, info, p);
+        readBack(st.quorum() ? quorumReader : reader, st, info, p);
         indexedObjectsExist(info, p);
       }
     }
