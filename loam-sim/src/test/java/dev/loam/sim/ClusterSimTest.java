@@ -57,7 +57,9 @@ class ClusterSimTest {
    * clock ahead (85) or as a node declared dead (114), where the refusal's own kind is due; an
    * append to two partitions of a quorum stream, appended on one and not on the other, failed with
    * the definite kind of the other (UNAVAILABLE) although its records on the first were there (182,
-   * 370).
+   * 370). Seeds 968 and -280350 (a quorum run's node whose clock stayed 90 s ahead): no restarted
+   * replica hosted the journal again, since the placement driver waits for every replica's journal
+   * endpoint (an open issue; healing a quorum run now sets such clocks right).
    */
   @Example
   void seedsThatFoundBugs() {
@@ -84,7 +86,9 @@ class ClusterSimTest {
           85,
           114,
           182,
-          370
+          370,
+          968,
+          -280350
         }) {
       check(Simulation.run(seed));
     }
