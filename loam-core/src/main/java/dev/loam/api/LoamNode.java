@@ -307,6 +307,7 @@ public final class LoamNode implements AutoCloseable {
     private Path journalDir;
     private long journalMaxUnsealedBytes;
     private long journalSnapshotEntries;
+    private dev.loam.spi.quorum.QuorumHostFactory quorumHostFactory;
 
     private Builder() {}
 
@@ -346,6 +347,17 @@ public final class LoamNode implements AutoCloseable {
      */
     public Builder journalSnapshotEntries(long entries) {
       this.journalSnapshotEntries = entries;
+      return this;
+    }
+
+    /**
+     * What starts this node's quorum host when it has a {@link #journalAddress journal port}; by
+     * default (null) the {@code loam-journal} implementation found with {@link
+     * java.util.ServiceLoader}. A harness gives its own: the deterministic simulation starts each
+     * node's journals on its simulated Raft (docs/design/simulation.md "Quorum streams").
+     */
+    public Builder quorumHostFactory(dev.loam.spi.quorum.QuorumHostFactory factory) {
+      this.quorumHostFactory = factory;
       return this;
     }
 
@@ -588,7 +600,8 @@ public final class LoamNode implements AutoCloseable {
                 journalAddress,
                 journalDir != null ? journalDir : dataDir.resolve("journal"),
                 journalMaxUnsealedBytes,
-                journalSnapshotEntries);
+                journalSnapshotEntries,
+                quorumHostFactory);
       }
       List<AutoCloseable> owned = new ArrayList<>();
       try {

@@ -16,6 +16,10 @@ import java.util.SplittableRandom;
  * @param express whether the run has the three zonal stores of the express class
  * @param replicaLag how late each node's metastore replica applies the leader's log (with faults:
  *     up to 0–40 ms per command, and now and then a stall of up to 0.2–3 s; none without)
+ * @param quorum whether the run has a quorum stream, its journal on the simulated Raft (one seed in
+ *     three)
+ * @param journalFaults the journal network's per-message faults (with faults and a quorum stream:
+ *     up to 3% of messages lost, up to 5% held back by up to 0.05–1 s)
  */
 record Scenario(
     SimObjectStore.Faults storeFaults,
@@ -25,7 +29,9 @@ record Scenario(
     NodeSettings settings,
     boolean express,
     SimReplica.Lag replicaLag,
-    boolean diskCache) {
+    boolean diskCache,
+    boolean quorum,
+    dev.loam.sim.quorum.SimRaft.Faults journalFaults) {
 
   /** Draws a scenario; without faults the probabilities are zero, the settings still drawn. */
   static Scenario draw(SplittableRandom plan, boolean faults) {
@@ -81,12 +87,26 @@ record Scenario(
     settings = settings.withCommitsInFlight(1 + plan.nextInt(4));
     // Then, for the same reason again: one seed in three reads through a disk cache per node.
     boolean diskCache = plan.nextInt(3) == 0;
-    return new Scenario(sf, mf, tailCache, ownership, settings, express, lag, diskCache);
+    // Then, last again: one seed in three runs a quorum stream, with its journal network's faults.
+    boolean quorum = plan.nextInt(3) == 0;
+    dev.loam.sim.quorum.SimRaft.Faults jf =
+        quorum && faults
+            ? new dev.loam.sim.quorum.SimRaft.Faults(
+                plan.nextDouble() * 0.03, plan.nextDouble() * 0.05, 50 + plan.nextInt(950))
+            : dev.loam.sim.quorum.SimRaft.Faults.none();
+    return new Scenario(
+        sf, mf, tailCache, ownership, settings, express, lag, diskCache, quorum, jf);
   }
 
   /** The fault schedule's first line. */
   String faultsLine() {
-    return "faults " + storeFaults + " " + metaFaults + " " + replicaLag;
+    return "faults "
+        + storeFaults
+        + " "
+        + metaFaults
+        + " "
+        + replicaLag
+        + (quorum ? " " + journalFaults : "");
   }
 
   /** The fault schedule's second line. */
@@ -106,6 +126,7 @@ record Scenario(
         + "ms express="
         + express
         + " diskCache="
-        + diskCache;
+        + diskCache
+        + (quorum ? " quorum=true" : "");
   }
 }

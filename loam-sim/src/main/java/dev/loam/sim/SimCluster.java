@@ -103,6 +103,15 @@ public final class SimCluster {
   private final SimKms kms;
   private final List<Node> nodes = new ArrayList<>();
 
+  /** The journals' simulated Raft when the seed runs a quorum stream, else null. */
+  private dev.loam.sim.quorum.SimRaft raft;
+
+  /**
+   * Per journal, the bound on unsealed bytes of the quorum class in the simulation: small, so that
+   * the seal agents seal (at a sixteenth of it) many times in a run.
+   */
+  public static final long JOURNAL_MAX_UNSEALED_BYTES = 128L << 10;
+
   /**
    * Where each node keeps its disk cache ({@code <root>/<node id>}, kept across its restarts), or
    * null when the seed runs without. The cache does real file I/O, on the node's simulated process:
@@ -145,6 +154,14 @@ public final class SimCluster {
     this.settings = settings;
     this.ownershipSettings = ownershipSettings;
     this.workRandom = workRandom;
+  }
+
+  /**
+   * From now on every node started is given a journal port whose journals run on {@code raft}, the
+   * run's simulated Raft (docs/design/simulation.md "Quorum streams").
+   */
+  void quorum(dev.loam.sim.quorum.SimRaft raft) {
+    this.raft = raft;
   }
 
   /** The ownership settings every node runs with (drawn per seed). */
@@ -216,6 +233,15 @@ public final class SimCluster {
         }
         nodeSettings = settings.withDiskCache(dir, DISK_CACHE_BYTES);
         b.ioExecutor(n.process);
+      }
+      if (raft != null) {
+        // The real node host of loam-journal over this node's replicas on the simulated Raft;
+        // the address is only a name (no socket), the directory is never written.
+        b.journalAddress(n.id + ".sim:7100")
+            .journalDir(Path.of("sim-journal", n.id))
+            .journalMaxUnsealedBytes(JOURNAL_MAX_UNSEALED_BYTES)
+            .quorumHostFactory(raft.factory())
+            .ioExecutor(n.process);
       }
       if (!zones.isEmpty()) {
         // Each node in its own zone (n0 in zone 0, ...): reads try the local zone first.

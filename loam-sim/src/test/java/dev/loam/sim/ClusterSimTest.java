@@ -49,7 +49,17 @@ class ClusterSimTest {
    * first attempt (it waited for a running node) was judged by the attempt's time and its trim
    * called early (179); creating a changelog failed when the creating node's lagging replica did
    * not show the lease the source's worker had already taken for a partition, and the placeholder's
-   * acquire was refused as held by another holder (1220).
+   * acquire was refused as held by another holder (1220). Seeds 17 and 5 run a quorum stream and
+   * caught a deliberately broken journal protocol (QuorumBrokenRaftTest): a commit on the leader's
+   * own sync without a majority (17), and votes without Raft's up-to-date rule (5). Seeds 85, 114,
+   * 182 and 370 (the first 2 000-seed sweep with quorum streams): an append that hosted its journal
+   * first failed INVALID when the node's journal endpoint was refused, as FUTURE_STAMP with its
+   * clock ahead (85) or as a node declared dead (114), where the refusal's own kind is due; an
+   * append to two partitions of a quorum stream, appended on one and not on the other, failed with
+   * the definite kind of the other (UNAVAILABLE) although its records on the first were there (182,
+   * 370). Seeds 968 and -280350 (a quorum run's node whose clock stayed 90 s ahead): no restarted
+   * replica hosted the journal again, since the placement driver waits for every replica's journal
+   * endpoint (an open issue; healing a quorum run now sets such clocks right).
    */
   @Example
   void seedsThatFoundBugs() {
@@ -70,7 +80,16 @@ class ClusterSimTest {
           40,
           163,
           179,
-          1220
+          1220,
+          17,
+          5,
+          31,
+          85,
+          114,
+          182,
+          370,
+          968,
+          -280350
         }) {
       check(Simulation.run(seed));
     }

@@ -165,7 +165,8 @@ public final class NodeRuntime {
     if (journal != null) {
       // Before anything is scheduled or listening: a failure here leaves nothing running.
       q =
-          QuorumHostFactory.get()
+          journal
+              .hostFactory()
               .start(
                   new QuorumHostContext(
                       nodeId,
@@ -338,20 +339,34 @@ public final class NodeRuntime {
    * @param dir the journal server's directory
    * @param maxUnsealedBytes per journal, the bound on unsealed bytes (0: the journal default)
    * @param snapshotThresholdEntries a journal snapshot every this many entries (0: the default)
+   * @param factory starts the node's quorum host, or null for the one found with {@link
+   *     java.util.ServiceLoader} ({@link QuorumHostFactory#get()})
    */
   public record JournalPort(
       String address,
       java.nio.file.Path dir,
       long maxUnsealedBytes,
-      long snapshotThresholdEntries) {
+      long snapshotThresholdEntries,
+      QuorumHostFactory factory) {
     public JournalPort {
       Objects.requireNonNull(address, "address");
       Objects.requireNonNull(dir, "dir");
     }
 
+    /** A journal port whose host is started by the factory on the class path. */
+    public JournalPort(
+        String address, java.nio.file.Path dir, long maxUnsealedBytes, long snapshotEntries) {
+      this(address, dir, maxUnsealedBytes, snapshotEntries, null);
+    }
+
     /** A journal port with the journal defaults. */
     public JournalPort(String address, java.nio.file.Path dir) {
       this(address, dir, 0, 0);
+    }
+
+    /** The factory given, else the one on the class path. */
+    QuorumHostFactory hostFactory() {
+      return factory != null ? factory : QuorumHostFactory.get();
     }
   }
 
@@ -400,7 +415,7 @@ public final class NodeRuntime {
     if (journal != null) {
       try {
         // Refuse a host without loam-journal before registering, not after.
-        QuorumHostFactory.get();
+        journal.hostFactory();
       } catch (LoamException e) {
         return CompletableFuture.failedFuture(e);
       }

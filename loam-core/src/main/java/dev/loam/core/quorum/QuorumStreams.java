@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The data path of quorum streams on one node (docs/design/quorum.md "Quorum streams"): placing a
@@ -156,6 +157,11 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
   /**
    * Appends each batch to its partition's journal through this node's replica, in order, and
    * answers one ack per batch (applied index 0: a quorum ack carries no metastore token).
+   *
+   * <p>Each batch is its own journal proposal, so batches of several partitions are not appended
+   * atomically: when one fails and another was appended or may have been (it failed
+   * OUTCOME_UNKNOWN), the submit fails OUTCOME_UNKNOWN, never with a definite kind that would tell
+   * the caller nothing was written.
    */
   @Override
   public CompletableFuture<List<BatchAck>> submit(
@@ -168,7 +174,42 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
               .thenApply(r -> new BatchAck(r, 0, null, 0)));
     }
     return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
-        .thenApply(v -> acks.stream().map(CompletableFuture::join).toList());
+        .handle(
+            (v, t) -> {
+              if (t == null) {
+                return acks.stream().map(CompletableFuture::join).toList();
+              }
+              boolean mayHaveLanded =
+                  acks.stream()
+                      .anyMatch(
+                          f -> !f.isCompletedExceptionally() || kindOf(f) == Kind.OUTCOME_UNKNOWN);
+              Throwable cause = t instanceof CompletionException ce ? ce.getCause() : t;
+              if (!mayHaveLanded) {
+                throw t instanceof CompletionException ce ? ce : new CompletionException(t);
+              }
+              throw new LoamException(
+                  Kind.OUTCOME_UNKNOWN,
+                  "an append to several partitions of a quorum stream failed on some and was or"
+                      + " may have been appended on others stream="
+                      + namespace
+                      + "/"
+                      + stream
+                      + ": "
+                      + cause.getMessage(),
+                  cause);
+            });
+  }
+
+  /** The kind a failed future failed with (INTERNAL for a failure that is not a LoamException). */
+  private static Kind kindOf(CompletableFuture<?> f) {
+    try {
+      f.join();
+      return null;
+    } catch (CompletionException e) {
+      return e.getCause() instanceof LoamException le ? le.kind() : Kind.INTERNAL;
+    } catch (java.util.concurrent.CancellationException e) {
+      return Kind.INTERNAL;
+    }
   }
 
   /** Fetches records of a quorum partition from this node's replica (see {@code Log#fetch}). */
@@ -332,12 +373,10 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
   }
 
   /**
-   * {@link #read} for a fetch: an offset outside what this replica holds fails with {@link
-   * OffsetOutOfRangeException} naming the replica's high watermark and the log start, as a fetch of
-   * the other classes does, so a client whose position is past what a follower applied so far (it
-   * read further on the leader, or the follower is catching up after a restart) is told where the
-   * partition ends here (HTTP 416) rather than that its request is invalid. The replica refuses
-   * such a read as INVALID; its high watermark is then read again to tell the two apart.
+   * {@link #read} for a fetch. The replica refuses an offset outside what it holds as INVALID; its
+   * high watermark is then read to tell the cases apart: below the log start is out of range
+   * ({@link OffsetOutOfRangeException} naming the log start and the high watermark, HTTP 416, as a
+   * fetch of the other classes), past the replica's end waits for it ({@link #pastReplicaEnd}).
    */
   private CompletableFuture<QuorumRead> readForFetch(
       String namespace,
@@ -361,7 +400,7 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
                   .thenCompose(
                       r -> {
                         long logStart = sealed.logStart(s.id(), partition);
-                        if (offset > r.highWatermark() || offset < logStart) {
+                        if (offset < logStart) {
                           return CompletableFuture.failedFuture(
                               new OffsetOutOfRangeException(
                                   namespace,
@@ -371,10 +410,41 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
                                   logStart,
                                   r.highWatermark()));
                         }
+                        if (offset > r.highWatermark()) {
+                          return pastReplicaEnd(
+                              namespace, stream, s, partition, offset, maxBytes, maxWait, r);
+                        }
                         // Applied up to the offset meanwhile: read again.
                         return read(namespace, stream, s, partition, offset, maxBytes, maxWait);
                       });
             });
+  }
+
+  /**
+   * A fetch past the end of this replica. No replica can tell an offset it has not applied yet from
+   * one past the partition's end: the reader may have read further on another replica (a follower
+   * applies a moment after the leader, a new leader after its predecessor, and a leader cut off
+   * from the others does not know it was replaced), and an out-of-range answer would make
+   * Kafka-style consumers reset their position. So it waits, as a long poll at the end does, for
+   * this replica to apply more of the partition (up to {@code maxWait}), then reads there if it
+   * caught up, else answers no records and the replica's high watermark: the reader asks again.
+   */
+  private CompletableFuture<QuorumRead> pastReplicaEnd(
+      String namespace,
+      String stream,
+      StreamInfo s,
+      int partition,
+      long offset,
+      int maxBytes,
+      Duration maxWait,
+      QuorumRead at) {
+    return read(namespace, stream, s, partition, at.highWatermark(), 1, maxWait)
+        .thenCompose(
+            r ->
+                r.highWatermark() >= offset
+                    ? read(namespace, stream, s, partition, offset, maxBytes, Duration.ZERO)
+                    : CompletableFuture.completedFuture(
+                        new QuorumRead(List.of(), r.startOffset(), r.highWatermark())));
   }
 
   private CompletableFuture<QuorumRead> read(

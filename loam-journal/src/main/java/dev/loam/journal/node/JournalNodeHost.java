@@ -7,6 +7,7 @@ import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.place.JournalPlacementDriver;
 import dev.loam.journal.ratis.JournalServer;
 import dev.loam.journal.ratis.JournalSettings;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.journal.state.JournalRead;
 import dev.loam.meta.command.Outcome;
 import dev.loam.meta.command.SetNodeEndpoint;
@@ -23,10 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node's {@link QuorumHost}: its {@link JournalServer} and a {@link JournalPlacementDriver} run
- * every {@link #PLACEMENT_INTERVAL_MILLIS} ms. The first passes also advertise the server's address
- * as the node's {@value JournalPlacementDriver#ENDPOINT} endpoint, until the metastore accepted it.
- * A pass's blocking steps (adding a journal group is a Ratis round trip) run on the context's
+ * A node's {@link QuorumHost}: its {@link JournalServer} (or, in the deterministic simulation,
+ * another {@link Journals}) and a {@link JournalPlacementDriver} run every {@link
+ * #PLACEMENT_INTERVAL_MILLIS} ms. The first passes also advertise the server's address as the
+ * node's {@value JournalPlacementDriver#ENDPOINT} endpoint, until the metastore accepted it. A
+ * pass's blocking steps (adding a journal group is a Ratis round trip) run on the context's
  * executor; the scheduler only triggers passes, and a pass never overlaps the previous one.
  */
 public final class JournalNodeHost implements QuorumHost {
@@ -36,7 +38,7 @@ public final class JournalNodeHost implements QuorumHost {
   public static final long PLACEMENT_INTERVAL_MILLIS = 100;
 
   private final QuorumHostContext ctx;
-  private final JournalServer server;
+  private final Journals server;
   private final JournalPlacementDriver driver;
   private final ScheduledFuture<?> task;
   private final JournalSealAgent sealing;
@@ -45,7 +47,7 @@ public final class JournalNodeHost implements QuorumHost {
   private volatile boolean advertised;
   private volatile boolean closed;
 
-  private JournalNodeHost(QuorumHostContext ctx, JournalServer server, long maxUnsealedBytes) {
+  private JournalNodeHost(QuorumHostContext ctx, Journals server, long maxUnsealedBytes) {
     this.ctx = ctx;
     this.server = server;
     this.driver =
@@ -91,6 +93,17 @@ public final class JournalNodeHost implements QuorumHost {
     return new JournalNodeHost(ctx, server, settings.maxUnsealedBytes());
   }
 
+  /**
+   * A node host over journals that are not this module's Ratis server (the deterministic
+   * simulation's replicas): the same placement agent, seal agent and data path, with seal bounds
+   * derived from {@code maxUnsealedBytes} as {@link #start(QuorumHostContext)} derives them. The
+   * host owns {@code journals} and closes them with itself.
+   */
+  public static JournalNodeHost over(
+      QuorumHostContext ctx, Journals journals, long maxUnsealedBytes) {
+    return new JournalNodeHost(ctx, journals, maxUnsealedBytes);
+  }
+
   /** This node's sealer of {@code journal}, once its seal agent made one; for tests. */
   public java.util.Optional<dev.loam.journal.seal.JournalSealer> sealer(String journal) {
     return java.util.Optional.ofNullable(sealing.sealer(journal));
@@ -115,9 +128,16 @@ public final class JournalNodeHost implements QuorumHost {
                     .toList());
   }
 
-  /** The journal server, for the quorum data path and for tests. */
+  /**
+   * The Ratis journal server, for tests.
+   *
+   * @throws IllegalStateException on a host built {@link #over} other journals
+   */
   public JournalServer server() {
-    return server;
+    if (server instanceof JournalServer s) {
+      return s;
+    }
+    throw new IllegalStateException("this journal host does not run on a Ratis journal server");
   }
 
   @Override
@@ -160,8 +180,17 @@ public final class JournalNodeHost implements QuorumHost {
         .thenApply(
             a -> {
               if (a.outcome() instanceof Outcome.Rejected r) {
+                // Typed like every refusal: a node declared dead is FENCED, a clock ahead of the
+                // metastore's UNAVAILABLE. An append that hosts its journal first (QuorumStreams)
+                // answers this kind, so it must not claim the caller's request was malformed.
+                Kind kind =
+                    switch (r.reason()) {
+                      case STALE_NODE_EPOCH, UNKNOWN_NODE, FENCED -> Kind.FENCED;
+                      case FUTURE_STAMP -> Kind.UNAVAILABLE;
+                      default -> Kind.INVALID;
+                    };
                 throw new LoamException(
-                    Kind.INVALID,
+                    kind,
                     "journal endpoint refused node="
                         + ctx.nodeId()
                         + " address="

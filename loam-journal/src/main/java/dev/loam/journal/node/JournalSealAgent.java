@@ -1,7 +1,7 @@
 package dev.loam.journal.node;
 
 import dev.loam.journal.entry.JournalResult;
-import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.journal.seal.JournalSealer;
 import dev.loam.spi.quorum.QuorumHostContext;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ final class JournalSealAgent {
   static final long QUIET_SEAL_MILLIS = 10 * 60_000L;
 
   private final QuorumHostContext ctx;
-  private final JournalServer server;
+  private final Journals server;
   private final Supplier<List<String>> journals;
   private final long minSealBytes;
   private final long maxSegmentBytes;
@@ -52,7 +52,7 @@ final class JournalSealAgent {
    */
   JournalSealAgent(
       QuorumHostContext ctx,
-      JournalServer server,
+      Journals server,
       Supplier<List<String>> journals,
       long maxUnsealedBytes) {
     this.ctx = ctx;

@@ -3,7 +3,7 @@ package dev.loam.journal.place;
 import dev.loam.error.LoamException;
 import dev.loam.error.LoamException.Kind;
 import dev.loam.journal.entry.JournalEntry;
-import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.journal.seal.JournalSealer;
 import dev.loam.journal.state.SealPoint;
 import dev.loam.meta.MetaReader;
@@ -65,7 +65,7 @@ final class JournalPartitionMoves {
   /** One step of the move of {@code p} away from {@code journal}, which this node leads. */
   static CompletableFuture<?> step(
       Metastore metastore,
-      JournalServer server,
+      Journals server,
       Supplier<Origin> origin,
       Function<String, JournalSealer> sealers,
       String journal,

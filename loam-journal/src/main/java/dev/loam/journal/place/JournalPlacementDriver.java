@@ -3,7 +3,7 @@ package dev.loam.journal.place;
 import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.ratis.JournalGroup;
-import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.meta.MetaReader;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.NodeInfo;
@@ -15,13 +15,13 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Makes one node's {@link JournalServer} follow the metastore's journal placement
- * (docs/design/quorum.md "Placement"), driven from outside: each {@link #poll()} hosts every placed
- * journal that names this node as a replica (its replicas' addresses are their {@value #ENDPOINT}
- * endpoints in the node registry), and, on the journals this node leads, proposes a {@code HOST}
- * for every assigned partition the journal does not host yet. A journal whose replicas have not all
- * advertised a journal endpoint waits for a later pass. Work per pass is bounded by the placement:
- * one host call per journal, one proposal per assigned partition.
+ * Makes one node's {@link Journals} follow the metastore's journal placement (docs/design/quorum.md
+ * "Placement"), driven from outside: each {@link #poll()} hosts every placed journal that names
+ * this node as a replica (its replicas' addresses are their {@value #ENDPOINT} endpoints in the
+ * node registry), and, on the journals this node leads, proposes a {@code HOST} for every assigned
+ * partition the journal does not host yet. A journal whose replicas have not all advertised a
+ * journal endpoint waits for a later pass. Work per pass is bounded by the placement: one host call
+ * per journal, one proposal per assigned partition.
  *
  * <p>A journal whose partitions carry a placement hint has its leader moved to the hinted replica
  * (docs/design/quorum.md "Leader transfer"): on a journal this node leads, when the hint names
@@ -55,7 +55,7 @@ public final class JournalPlacementDriver {
   static final java.time.Duration TARGET_HEARD_WITHIN = java.time.Duration.ofSeconds(1);
 
   private final Metastore metastore;
-  private final JournalServer server;
+  private final Journals server;
 
   /** Journal → its leadership transfer in flight. */
   private final Map<String, CompletableFuture<Void>> transfers =
@@ -75,7 +75,7 @@ public final class JournalPlacementDriver {
   private final java.util.function.Function<String, dev.loam.journal.seal.JournalSealer> sealers;
 
   /** A driver that hosts journals and partitions and follows hints, but drives no moves. */
-  public JournalPlacementDriver(Metastore metastore, JournalServer server) {
+  public JournalPlacementDriver(Metastore metastore, Journals server) {
     this(metastore, server, null, j -> null);
   }
 
@@ -89,7 +89,7 @@ public final class JournalPlacementDriver {
    */
   public JournalPlacementDriver(
       Metastore metastore,
-      JournalServer server,
+      Journals server,
       java.util.function.Supplier<dev.loam.meta.command.Origin> origin,
       java.util.function.Function<String, dev.loam.journal.seal.JournalSealer> sealers) {
     this.metastore = Objects.requireNonNull(metastore, "metastore");

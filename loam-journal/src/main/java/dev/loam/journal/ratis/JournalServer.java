@@ -77,7 +77,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Ratis owns its threads; futures complete on the injected executor.
  */
-public final class JournalServer implements AutoCloseable {
+public final class JournalServer implements Journals {
   private static final Logger LOG = LoggerFactory.getLogger(JournalServer.class);
 
   /** The largest entry and its framing. */
@@ -285,6 +285,7 @@ public final class JournalServer implements AutoCloseable {
    * @throws LoamException INVALID if this node is not one of the group's replicas; UNAVAILABLE if
    *     the server is closed or Ratis refuses the group
    */
+  @Override
   public void host(JournalGroup group) {
     ensureOpen();
     if (!group.replicas().containsKey(settings.nodeId())) {
@@ -382,6 +383,7 @@ public final class JournalServer implements AutoCloseable {
   }
 
   /** Whether this node is a replica of {@code journal} (hosted or recovered). */
+  @Override
   public boolean hosts(String journal) {
     return machines.containsKey(groupId(journal));
   }
@@ -394,6 +396,7 @@ public final class JournalServer implements AutoCloseable {
    * of the journal, or knows no leader of it within a request timeout, and with OUTCOME_UNKNOWN if
    * no reply came within the retry budget.
    */
+  @Override
   public CompletableFuture<JournalResult> propose(String journal, JournalEntry entry) {
     if (hosts(journal) && leader(journal).isEmpty() && neverApplied(journal)) {
       // A journal just placed has had no leader yet, and its other replicas may not host the
@@ -575,12 +578,14 @@ public final class JournalServer implements AutoCloseable {
    * @throws LoamException UNAVAILABLE if the journal is not on this node or the server is closed;
    *     NOT_FOUND and INVALID as {@link JournalState#read}
    */
+  @Override
   public JournalRead read(
       String journal, long streamId, int partition, long fromOffset, int maxBytes) {
     return query(journal, s -> s.read(streamId, partition, fromOffset, maxBytes));
   }
 
   /** The partition's high watermark on this replica, if the journal hosts it. */
+  @Override
   public OptionalLong highWatermark(String journal, long streamId, int partition) {
     return query(journal, s -> s.highWatermark(streamId, partition));
   }
@@ -588,6 +593,7 @@ public final class JournalServer implements AutoCloseable {
   /**
    * Runs {@code q} against this replica's applied state of {@code journal}, under its read lock.
    */
+  @Override
   public <T> T query(String journal, Function<JournalState, T> q) {
     ensureOpen();
     JournalStateMachine m = machines.get(groupId(journal));
@@ -605,6 +611,7 @@ public final class JournalServer implements AutoCloseable {
    *
    * @return closing it removes the listener
    */
+  @Override
   public AutoCloseable onApplied(String journal, JournalListener listener) {
     Objects.requireNonNull(listener, "listener");
     List<JournalListener> ls =
@@ -621,6 +628,7 @@ public final class JournalServer implements AutoCloseable {
    * old leader keeps leading, or an election picks another) or INVALID if the node is not a
    * replica.
    */
+  @Override
   public CompletableFuture<Void> transferLeadership(
       String journal, String nodeId, Duration timeout) {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -657,12 +665,14 @@ public final class JournalServer implements AutoCloseable {
   }
 
   /** Whether this replica is the journal's leader now. */
+  @Override
   public boolean isLeader(String journal) {
     DivisionInfo info = info(journal);
     return info != null && info.isLeader() && info.isLeaderReady();
   }
 
   /** The node id of the leader this replica knows, if any. */
+  @Override
   public Optional<String> leader(String journal) {
     DivisionInfo info = info(journal);
     RaftPeerId l = info == null ? null : info.getLeaderId();
@@ -695,6 +705,7 @@ public final class JournalServer implements AutoCloseable {
    * within} (its last answer to an append or heartbeat): a leadership transfer to a replica that
    * does not answer would only hold back new entries until it timed out.
    */
+  @Override
   public boolean heardFrom(String journal, String nodeId, Duration within) {
     DivisionInfo info = info(journal);
     if (info == null || !info.isLeader()) {
@@ -718,6 +729,7 @@ public final class JournalServer implements AutoCloseable {
    * commit index covers an entry of its own term), its state then reflects everything any earlier
    * leader committed. False when the journal is not on this node.
    */
+  @Override
   public boolean appliedAllCommitted(String journal) {
     if (closed) {
       return false;
@@ -742,6 +754,7 @@ public final class JournalServer implements AutoCloseable {
   }
 
   /** This node's id. */
+  @Override
   public String nodeId() {
     return settings.nodeId();
   }

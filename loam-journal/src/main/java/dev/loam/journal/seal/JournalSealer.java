@@ -5,7 +5,7 @@ import dev.loam.error.LoamException.Kind;
 import dev.loam.journal.entry.JournalEntry;
 import dev.loam.journal.entry.JournalResult;
 import dev.loam.journal.entry.SegmentPointer;
-import dev.loam.journal.ratis.JournalServer;
+import dev.loam.journal.ratis.Journals;
 import dev.loam.journal.state.SealPoint;
 import dev.loam.journal.state.UnsealedRange;
 import dev.loam.spi.quorum.SegmentNamer;
@@ -52,7 +52,7 @@ import java.util.function.LongSupplier;
  * <p>Not thread-safe: one driver calls {@link #poll()}, waiting for each pass before the next.
  */
 public final class JournalSealer {
-  private final JournalServer server;
+  private final Journals server;
   private final String journal;
   private final SegmentSink sink;
   private final SegmentNamer names;
@@ -78,7 +78,7 @@ public final class JournalSealer {
    * @throws LoamException INVALID if a bound is not positive or min exceeds max
    */
   public JournalSealer(
-      JournalServer server,
+      Journals server,
       String journal,
       SegmentSink sink,
       SegmentNamer names,
@@ -108,7 +108,7 @@ public final class JournalSealer {
    * @throws LoamException INVALID if a bound is not positive or min exceeds max
    */
   public JournalSealer(
-      JournalServer server,
+      Journals server,
       String journal,
       SegmentSink sink,
       SegmentNamer names,

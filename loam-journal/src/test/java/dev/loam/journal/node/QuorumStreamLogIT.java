@@ -1,7 +1,6 @@
 package dev.loam.journal.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loam.api.AppendRecord;
 import dev.loam.api.AppendResult;
@@ -12,7 +11,6 @@ import dev.loam.api.FetchedRecord;
 import dev.loam.api.LoamNode;
 import dev.loam.api.NodeSettings;
 import dev.loam.api.NotOwnerException;
-import dev.loam.api.OffsetOutOfRangeException;
 import dev.loam.api.ProducerIdentity;
 import dev.loam.api.StreamSpec;
 import dev.loam.error.LoamException;
@@ -160,16 +158,17 @@ class QuorumStreamLogIT {
           BatchFetchResult b = get(n.log().fetchBatches("ns", "q", 0, 0, 1 << 20, Duration.ZERO));
           assertThat(b.batches().remaining()).isPositive();
           assertThat(b.nextOffset()).isEqualTo(6);
-          // Past the replica's high watermark: out of range naming it, as for the other classes
-          // (HTTP 416), for records and batches alike.
-          for (LoamException past :
-              List.of(
-                  failure(n.log().fetch("ns", "q", 0, 9, 1 << 20, Duration.ZERO)),
-                  failure(n.log().fetchBatches("ns", "q", 1, 7, 1 << 20, Duration.ZERO)))) {
-            assertThat(past).isInstanceOf(OffsetOutOfRangeException.class);
-            assertThat(((OffsetOutOfRangeException) past).highWatermark()).isEqualTo(6);
-            assertThat(((OffsetOutOfRangeException) past).logStartOffset()).isZero();
-          }
+          // Past the replica's end: no replica can tell an offset it has not applied yet from
+          // one past the partition's end, so none answers out of range: no records, its high
+          // watermark, the reader's position kept (it asks again), for records and batches alike.
+          FetchResult ahead = get(n.log().fetch("ns", "q", 0, 9, 1 << 20, Duration.ZERO));
+          assertThat(ahead.records()).isEmpty();
+          assertThat(ahead.nextOffset()).isEqualTo(9);
+          assertThat(ahead.highWatermark()).isEqualTo(6);
+          BatchFetchResult aheadB =
+              get(n.log().fetchBatches("ns", "q", 1, 7, 1 << 20, Duration.ZERO));
+          assertThat(aheadB.batches().remaining()).isZero();
+          assertThat(aheadB.nextOffset()).isEqualTo(7);
         }
 
         // An idempotent producer's retry is answered with the first copy's offset.
@@ -243,9 +242,14 @@ class QuorumStreamLogIT {
         assertThat(((NotOwnerException) notOwner).ownerNodeId()).isIn("n1", "n2", "n3");
         assertThat(failure(plain.log().fetch("ns", "q", 0, 0, 1024, Duration.ZERO)))
             .isInstanceOf(NotOwnerException.class);
-        assertThatThrownBy(
-                () -> get(nodes.get(0).log().fetch("ns", "q", 0, 99, 1024, Duration.ZERO)))
-            .hasMessageContaining("offset out of range");
+        // Far past the end with a wait: the fetch waits for the replica, then answers nothing.
+        long waitStart = System.nanoTime();
+        FetchResult far =
+            get(nodes.get(0).log().fetch("ns", "q", 0, 99, 1024, Duration.ofMillis(300)));
+        assertThat(far.records()).isEmpty();
+        assertThat(far.nextOffset()).isEqualTo(99);
+        assertThat(Duration.ofNanos(System.nanoTime() - waitStart))
+            .isGreaterThanOrEqualTo(Duration.ofMillis(250));
       } finally {
         for (LoamNode n : nodes) {
           n.close();

@@ -293,6 +293,13 @@ public final class Producers {
    */
   private void inSubmissionOrder(Via via, History.Append a, AppendResult res) {
     java.util.ArrayDeque<History.Append> q = unanswered.get(via);
+    if (a.stream().quorum()) {
+      // A quorum stream has no node writer: each append is its own journal proposal, and one that
+      // raced its partition's HOST is proposed again behind later ones (docs/design/quorum.md
+      // "Quorum streams"), so one node's appends are not answered in submission order.
+      q.remove(a);
+      return;
+    }
     if (res != null && q.peek() != a) {
       checker.violation(
           "append acknowledged before an older append through the same node a="
@@ -333,6 +340,9 @@ public final class Producers {
       }
       a.acknowledged(res);
       availability.acknowledged();
+      if (a.stream().quorum()) {
+        ctx.count("quorum.acked");
+      }
       if (res.positions().size() != a.values().size()) {
         checker.violation("ack with wrong position count a=" + a.id());
         return;
@@ -344,7 +354,9 @@ public final class Producers {
             pos.offset(),
             a.values().get(i),
             "ack a=" + a.id());
-        if (!res.duplicate()) {
+        // A quorum ack carries no consistency token (0): its reads are the replica's applied
+        // state, not ordered by metastore index, so read-your-writes by token does not apply.
+        if (!res.duplicate() && !a.stream().quorum()) {
           checker.acknowledged(
               new Checker.Part(a.stream().name(), pos.partition()),
               pos.offset(),

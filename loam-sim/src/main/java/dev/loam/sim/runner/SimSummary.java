@@ -63,6 +63,14 @@ final class SimSummary {
     m.put("zones.outcomeUnknown", "zonal store writes of unknown outcome");
     m.put("zones.missingRead", "zonal store reads of a missing object");
     m.put("zones.slow", "slow zonal store calls");
+    m.put("journal.fault.leaderCrash", "quorum journal leader crashes");
+    m.put("journal.fault.leaderPause", "quorum journal leader pauses");
+    m.put("journal.fault.isolate", "quorum replicas cut off the journal network");
+    m.put("journal.fault.slow", "quorum replicas on a slow journal link");
+    m.put("journal.msgLost", "journal messages lost");
+    m.put("journal.msgDelayed", "journal messages held back");
+    m.put("journal.elections", "journal elections won");
+    m.put("quorum.acked", "quorum appends acknowledged");
     return java.util.Collections.unmodifiableMap(m);
   }
 
