@@ -455,33 +455,59 @@ public final class Simulation {
    */
   private void createQuorumStream(LoamNode first) {
     List<String> ids = cluster.nodes().stream().map(SimCluster.Node::id).toList();
-    boolean advertised =
-        scheduler.runUntil(
-            () ->
-                meta.read(
-                        r ->
-                            ids.stream()
-                                .filter(
-                                    id ->
-                                        r.node(id)
-                                            .map(n -> n.endpoints().containsKey("journal"))
-                                            .orElse(false))
-                                .count())
-                    >= 3,
-            1_000_000);
-    if (!advertised) {
-      throw new IllegalStateException("journal endpoints never advertised seed=" + seed);
-    }
     SplittableRandom q = Seeds.stream(seed, "quorum");
     SimStream st = new SimStream("q0", 1 + q.nextInt(2), -1, -1, false, true);
+    // The create refuses a quorum stream unless three live nodes advertise a journal port (the
+    // node runtime's rule, read through the creating node's replica, which may lag); a node can be
+    // late to register or be declared dead a moment by the faults of the setup, so wait for three
+    // and retry a refusal a bounded number of times, half a second apart.
+    for (int attempt = 1; ; attempt++) {
+      boolean advertised =
+          scheduler.runUntil(
+              () ->
+                  meta.read(
+                          r ->
+                              ids.stream()
+                                  .filter(
+                                      id ->
+                                          r.nodeStatus(id)
+                                                  .map(dev.loam.meta.command.NodeStatus::live)
+                                                  .orElse(false)
+                                              && r.node(id)
+                                                  .map(n -> n.endpoints().containsKey("journal"))
+                                                  .orElse(false))
+                                  .count())
+                      >= 3,
+              1_000_000);
+      if (!advertised) {
+        throw new IllegalStateException("journal endpoints never advertised seed=" + seed);
+      }
+      CompletableFuture<?> created =
+          first
+              .log()
+              .createStream(
+                  SimContext.NS,
+                  st.name(),
+                  new StreamSpec(st.partitions(), Durability.QUORUM, -1, -1, false));
+      if (!scheduler.runUntil(created::isDone, 1_000_000)) {
+        throw new IllegalStateException("setup step never completed seed=" + seed);
+      }
+      try {
+        created.join();
+        break;
+      } catch (java.util.concurrent.CompletionException e) {
+        boolean tooFewLive =
+            e.getCause() instanceof dev.loam.error.LoamException le
+                && le.kind() == dev.loam.error.LoamException.Kind.INVALID
+                && String.valueOf(le.getMessage()).contains("live nodes with a journal port");
+        if (!tooFewLive || attempt >= 20) {
+          throw e;
+        }
+        // The creating node reads its own metastore replica, which may lag the cluster's.
+        scheduler.runFor(java.time.Duration.ofMillis(500));
+      }
+    }
     streams.add(st);
-    await(
-        first
-            .log()
-            .createStream(
-                SimContext.NS,
-                st.name(),
-                new StreamSpec(st.partitions(), Durability.QUORUM, -1, -1, false)));
     ctx.planned("stream " + st.name() + " partitions=" + st.partitions() + " quorum");
   }
 

@@ -89,7 +89,8 @@ class ClusterSimTest {
           182,
           370,
           968,
-          -280350
+          -280350,
+          7579
         }) {
       check(Simulation.run(seed));
     }
