@@ -58,6 +58,7 @@ public final class LoamNode implements AutoCloseable {
   private final List<AutoCloseable> owned;
   private final Duration closeTimeout;
   private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicBoolean halted = new AtomicBoolean();
   private final Log log;
 
   private LoamNode(
@@ -234,8 +235,7 @@ public final class LoamNode implements AutoCloseable {
     // The verdicts reach the appenders through their own futures; what is left when the wait ends
     // is answered by stop().
     awaitWhileMetastoreReachable(runtime.drain());
-    runtime.stop();
-    closeOwned();
+    halt();
   }
 
   /**
@@ -250,8 +250,7 @@ public final class LoamNode implements AutoCloseable {
         .drain()
         .handle(
             (v, t) -> {
-              runtime.stop();
-              closeOwned();
+              halt();
               return null;
             });
   }
@@ -259,9 +258,19 @@ public final class LoamNode implements AutoCloseable {
   /**
    * Stops at once without flushing, as a process crash would: buffered appends fail with
    * UNAVAILABLE (they were never acknowledged). For tests of durability.
+   *
+   * <p>A crash during a {@link #close()} or {@link #closeAsync()} still stops at once: a process
+   * dies whatever it was doing, so the close stops waiting for its verdicts and every append still
+   * pending is answered as {@link #close()} describes.
    */
   public void crash() {
-    if (!stopping.compareAndSet(false, true)) {
+    stopping.set(true);
+    halt();
+  }
+
+  /** Stops the node's work and closes what the builder created, once. */
+  private void halt() {
+    if (!halted.compareAndSet(false, true)) {
       return;
     }
     runtime.stop();

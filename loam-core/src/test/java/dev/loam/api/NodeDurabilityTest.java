@@ -102,6 +102,42 @@ class NodeDurabilityTest {
   }
 
   @Test
+  void aCrashDuringACloseStopsAtOnceAndAnswersEveryPendingAppend() throws Exception {
+    // The store is down, so a close would wait out the commit budget for the pending appends'
+    // verdicts; a crash meanwhile must not wait for that close.
+    dev.loam.testing.SwitchableObjectStore store =
+        new dev.loam.testing.SwitchableObjectStore(
+            new dev.loam.store.memory.InMemoryObjectStore(java.time.InstantSource.system()));
+    LoamNode node =
+        LoamNode.builder()
+            .nodeId("n1")
+            .dataDir(dir)
+            .objectStore(store)
+            .settings(NodeSettings.defaults().withFlushInterval(Duration.ofMillis(5)))
+            .closeTimeout(Duration.ofSeconds(60))
+            .start();
+    node.log().createNamespace("ns").join();
+    node.log().createStream("ns", "s", StreamSpec.standard(1)).join();
+    store.down(true);
+    List<CompletableFuture<AppendResult>> pending = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      pending.add(node.log().append("ns", "s", List.of(AppendRecord.of("k", "v" + i))));
+    }
+    CompletableFuture<Void> closing = node.closeAsync();
+    Thread.sleep(300);
+    assertThat(closing).isNotDone();
+    assertThat(pending.get(0)).isNotDone();
+
+    long t0 = System.nanoTime();
+    node.crash();
+    for (CompletableFuture<AppendResult> f : pending) {
+      assertThat(failure(f).kind()).isIn(Kind.UNAVAILABLE, Kind.OUTCOME_UNKNOWN);
+    }
+    closing.get(5, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
   void closeFlushesBufferedAppendsAndAReopenReadsThem() throws Exception {
     CompletableFuture<AppendResult> pending;
     try (LoamNode node = open(Duration.ofSeconds(30))) {
