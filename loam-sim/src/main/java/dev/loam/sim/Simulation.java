@@ -544,18 +544,6 @@ public final class Simulation {
     nemesis.stop();
     if (raft != null) {
       raft.heal();
-      // A node whose clock runs past the future-stamp limit never advertises its journal endpoint
-      // (every command refused), and until it does the journal's other replicas, once restarted,
-      // do not host the journal again (JournalPlacementDriver waits for every replica's endpoint):
-      // healing a quorum run sets such clocks right, as an operator fixing NTP would, so the
-      // journal comes back and its records are judged (docs/design/simulation.md, open issues).
-      for (SimCluster.Node n : cluster.nodes()) {
-        if (n.clock().offset().compareTo(Duration.ZERO) > 0) {
-          trace.add("heal clock " + n.id() + " back to the true time");
-          ctx.count("quorum.healClockReset");
-          cluster.stepClock(n.id(), Duration.ZERO);
-        }
-      }
     }
     availability.healingStarted();
     trace.add("heal");
@@ -596,10 +584,8 @@ public final class Simulation {
 
   /**
    * The node that reads the quorum stream back: {@code reader} when it hosts the journal, else a
-   * running node that does. A restarted replica hosts its journal again only once every replica has
-   * advertised its journal endpoint for its current process (`JournalPlacementDriver`), which a
-   * replica whose clock runs past the future-stamp limit never does (its commands are refused), so
-   * the reader may not host it (docs/design/simulation.md "Quorum streams", open issues).
+   * running node that does: a node that is no replica of the journal (a fresh reader node) answers
+   * a quorum fetch NOT_OWNER.
    */
   private SimCluster.Node quorumReader(SimCluster.Node reader) {
     if (raft == null || hostsJournal(reader)) {

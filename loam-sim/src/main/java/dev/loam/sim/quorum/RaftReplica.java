@@ -86,6 +86,10 @@ final class RaftReplica {
     return self;
   }
 
+  String journal() {
+    return journal;
+  }
+
   long term() {
     return term;
   }

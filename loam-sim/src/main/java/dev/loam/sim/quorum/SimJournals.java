@@ -72,6 +72,15 @@ final class SimJournals implements Journals {
     this.ctx = ctx;
     this.node = ctx.nodeId();
     this.incarnation = node + "#" + raft.register(node, this);
+    // As a journal server recovers the journals in its directory at start (JournalServer), a new
+    // incarnation hosts every journal its node's disk holds a replica of, without waiting for the
+    // placement driver (which needs every replica's endpoint of the current processes).
+    for (RaftReplica r : raft.replicasOn(node)) {
+      hosted.put(r.journal(), r);
+      raft.ctx().trace().add("journal " + r.journal() + " recovered on " + incarnation);
+      raft.ctx().count("journal.recovered");
+      r.attach(this);
+    }
   }
 
   ScheduledExecutorService scheduler() {

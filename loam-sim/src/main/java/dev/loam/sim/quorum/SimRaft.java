@@ -206,6 +206,18 @@ public final class SimRaft {
         .computeIfAbsent(node, n -> new RaftReplica(this, journal, n, peers));
   }
 
+  /** The journals {@code node} has a replica of: what its disk holds, across incarnations. */
+  List<RaftReplica> replicasOn(String node) {
+    List<RaftReplica> out = new ArrayList<>();
+    for (Map<String, RaftReplica> g : journals.values()) {
+      RaftReplica r = g.get(node);
+      if (r != null) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
   RaftReplica existing(String journal, String node) {
     Map<String, RaftReplica> g = journals.get(journal);
     return g == null ? null : g.get(node);
