@@ -307,6 +307,7 @@ public final class LoamNode implements AutoCloseable {
     private Path journalDir;
     private long journalMaxUnsealedBytes;
     private long journalSnapshotEntries;
+    private dev.loam.tls.TlsSettings journalPeerTls;
     private dev.loam.spi.quorum.QuorumHostFactory quorumHostFactory;
 
     private Builder() {}
@@ -347,6 +348,22 @@ public final class LoamNode implements AutoCloseable {
      */
     public Builder journalSnapshotEntries(long entries) {
       this.journalSnapshotEntries = entries;
+      return this;
+    }
+
+    /**
+     * Mutual TLS on the journal port (default: none, plain Raft): every replica of a journal and
+     * every journal client presents a certificate of the CA {@code tls} names as its client CA, and
+     * the port refuses any other connection. The files are re-read when they change, as on the
+     * metastore's Raft port ({@code loam node} gives both ports the same {@code --peer-tls-*}
+     * files). Every journal node of the cluster needs it, or none: a plain replica and a TLS
+     * replica cannot talk.
+     *
+     * @throws LoamException INVALID (from {@link #start}) if {@code tls} does not require client
+     *     certificates
+     */
+    public Builder journalPeerTls(dev.loam.tls.TlsSettings tls) {
+      this.journalPeerTls = Objects.requireNonNull(tls, "journalPeerTls");
       return this;
     }
 
@@ -589,6 +606,18 @@ public final class LoamNode implements AutoCloseable {
         throw new LoamException(
             Kind.INVALID, "a data directory is needed unless both store and metastore are given");
       }
+      if (journalPeerTls != null && journalAddress == null) {
+        throw new LoamException(
+            Kind.INVALID,
+            "journal peer TLS without a journal address certificate="
+                + journalPeerTls.certificateChain());
+      }
+      if (journalPeerTls != null && !journalPeerTls.requiresClientCertificate()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "journal peer TLS must require client certificates (mutual TLS) certificate="
+                + journalPeerTls.certificateChain());
+      }
       NodeRuntime.JournalPort journal = null;
       if (journalAddress != null) {
         if (journalDir == null && dataDir == null) {
@@ -601,6 +630,7 @@ public final class LoamNode implements AutoCloseable {
                 journalDir != null ? journalDir : dataDir.resolve("journal"),
                 journalMaxUnsealedBytes,
                 journalSnapshotEntries,
+                java.util.Optional.ofNullable(journalPeerTls),
                 quorumHostFactory);
       }
       List<AutoCloseable> owned = new ArrayList<>();

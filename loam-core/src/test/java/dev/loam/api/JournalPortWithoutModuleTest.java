@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * loam-core does not carry the quorum class: a node given a journal port on a class path without
  * loam-journal (loam-core's own tests) refuses to start, naming the module, and registers nothing;
- * without a journal port the node starts as usual and has no journal host.
+ * without a journal port the node starts as usual and has no journal host. Journal peer TLS needs a
+ * journal port and must be mutual.
  */
 class JournalPortWithoutModuleTest {
   @TempDir Path dir;
@@ -47,5 +48,34 @@ class JournalPortWithoutModuleTest {
                     .start())
         .isInstanceOf(LoamException.class)
         .hasMessageContaining("data directory");
+  }
+
+  @Test
+  void journalPeerTlsIsMutualAndNeedsAJournalPort() {
+    dev.loam.tls.TestPki ca = dev.loam.tls.TestPki.create(dir.resolve("pki"), "cluster");
+    dev.loam.tls.TestPki.Issued cert = ca.issue("n1");
+    dev.loam.tls.TlsSettings serverOnly = cert.settings();
+    assertThatThrownBy(
+            () ->
+                LoamNode.builder()
+                    .nodeId("n1")
+                    .dataDir(dir)
+                    .journalAddress("127.0.0.1:1")
+                    .journalPeerTls(serverOnly)
+                    .start())
+        .isInstanceOfSatisfying(
+            LoamException.class, e -> assertThat(e.kind()).isEqualTo(LoamException.Kind.INVALID))
+        .hasMessageContaining("must require client certificates")
+        .hasMessageContaining("certificate=" + cert.certificate());
+    assertThatThrownBy(
+            () ->
+                LoamNode.builder()
+                    .nodeId("n1")
+                    .dataDir(dir)
+                    .journalPeerTls(serverOnly.withClientCa(ca.caCertificate()))
+                    .start())
+        .isInstanceOfSatisfying(
+            LoamException.class, e -> assertThat(e.kind()).isEqualTo(LoamException.Kind.INVALID))
+        .hasMessageContaining("without a journal address");
   }
 }

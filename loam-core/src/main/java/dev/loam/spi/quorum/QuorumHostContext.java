@@ -3,8 +3,10 @@ package dev.loam.spi.quorum;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Origin;
 import dev.loam.spi.store.ObjectStore;
+import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -25,6 +27,9 @@ import java.util.function.Supplier;
  *     default; it must be the same on every node, since the journals' apply depends on it
  * @param snapshotThresholdEntries a journal snapshot every this many applied entries, or 0 for the
  *     journal default
+ * @param peerTls when present, the journal port speaks mutual TLS with these files (it must require
+ *     client certificates): every replica and every client of the port presents a certificate of
+ *     the CA they name, and the files are re-read when they change
  */
 public record QuorumHostContext(
     String nodeId,
@@ -37,7 +42,8 @@ public record QuorumHostContext(
     ObjectStore store,
     SegmentNamer segments,
     long maxUnsealedBytes,
-    long snapshotThresholdEntries) {
+    long snapshotThresholdEntries,
+    Optional<TlsSettings> peerTls) {
   public QuorumHostContext {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(address, "address");
@@ -48,5 +54,6 @@ public record QuorumHostContext(
     Objects.requireNonNull(executor, "executor");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(segments, "segments");
+    Objects.requireNonNull(peerTls, "peerTls");
   }
 }

@@ -234,6 +234,8 @@ public final class LoamNodeMain {
         }
         if (o.journalAddress() != null) {
           nb.journalAddress(o.journalAddress()).journalDir(o.dataDir().resolve("journal"));
+          // The journal port takes the metastore port's peer files: one CA admits a node to both.
+          o.peerTls().ifPresent(nb::journalPeerTls);
         }
         nb.metastore(m.meta)
             .settings(o.nodeSettings())

@@ -290,14 +290,6 @@ public record NodeOptions(
     Optional<TlsSettings> peerTls =
         TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true);
     int journalPort = a.given(JOURNAL_PORT) ? a.get(JOURNAL_PORT) : -1;
-    if (journalPort >= 0 && peerTls.isPresent()) {
-      // The journal port would speak plain Raft beside a mutual-TLS metastore port: refused
-      // rather than silently weaker.
-      throw new UsageException(
-          JOURNAL_PORT.name(),
-          "mutual TLS on the journal port is not wired into loam node: run it without"
-              + " --peer-tls-cert, or without --journal-port");
-    }
     return new NodeOptions(
         id,
         a.given(ZONE) ? a.get(ZONE) : "",
