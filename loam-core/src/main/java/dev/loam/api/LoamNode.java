@@ -307,6 +307,7 @@ public final class LoamNode implements AutoCloseable {
     private Path journalDir;
     private long journalMaxUnsealedBytes;
     private long journalSnapshotEntries;
+    private Duration journalQuietSeal;
     private dev.loam.tls.TlsSettings journalPeerTls;
     private dev.loam.spi.quorum.QuorumHostFactory quorumHostFactory;
 
@@ -348,6 +349,23 @@ public final class LoamNode implements AutoCloseable {
      */
     public Builder journalSnapshotEntries(long entries) {
       this.journalSnapshotEntries = entries;
+      return this;
+    }
+
+    /**
+     * How long a quorum partition's non-empty journal tail may go without a seal before it is
+     * sealed whatever its size (default 10 minutes, {@link
+     * dev.loam.spi.quorum.QuorumHostContext#DEFAULT_QUIET_SEAL}; 1 s to 1 day). Retention trims
+     * sealed segments only, so this bounds how long a slowly written partition's records stay in
+     * the journal past their retention; shorter costs more small segment objects and offset-index
+     * entries. Measured by each journal's leader on its own clock (docs/design/quorum.md
+     * "Sealing").
+     *
+     * @throws LoamException INVALID (from {@link #start}) naming {@code journalQuietSealInterval}
+     *     when out of range, or without a {@link #journalAddress journal port}
+     */
+    public Builder journalQuietSealInterval(Duration interval) {
+      this.journalQuietSeal = Objects.requireNonNull(interval, "journalQuietSealInterval");
       return this;
     }
 
@@ -618,6 +636,27 @@ public final class LoamNode implements AutoCloseable {
             "journal peer TLS must require client certificates (mutual TLS) certificate="
                 + journalPeerTls.certificateChain());
       }
+      long quietSealMillis = 0;
+      if (journalQuietSeal != null) {
+        if (journalAddress == null) {
+          throw new LoamException(
+              Kind.INVALID,
+              "journalQuietSealInterval without a journal address interval=" + journalQuietSeal);
+        }
+        Duration min = dev.loam.spi.quorum.QuorumHostContext.MIN_QUIET_SEAL;
+        Duration max = dev.loam.spi.quorum.QuorumHostContext.MAX_QUIET_SEAL;
+        if (journalQuietSeal.compareTo(min) < 0 || journalQuietSeal.compareTo(max) > 0) {
+          throw new LoamException(
+              Kind.INVALID,
+              "journalQuietSealInterval must be within "
+                  + min
+                  + ".."
+                  + max
+                  + " journalQuietSealInterval="
+                  + journalQuietSeal);
+        }
+        quietSealMillis = journalQuietSeal.toMillis();
+      }
       NodeRuntime.JournalPort journal = null;
       if (journalAddress != null) {
         if (journalDir == null && dataDir == null) {
@@ -630,6 +669,7 @@ public final class LoamNode implements AutoCloseable {
                 journalDir != null ? journalDir : dataDir.resolve("journal"),
                 journalMaxUnsealedBytes,
                 journalSnapshotEntries,
+                quietSealMillis,
                 java.util.Optional.ofNullable(journalPeerTls),
                 quorumHostFactory);
       }

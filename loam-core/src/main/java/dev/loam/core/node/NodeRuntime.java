@@ -185,6 +185,7 @@ public final class NodeRuntime {
                       },
                       journal.maxUnsealedBytes(),
                       journal.snapshotThresholdEntries(),
+                      journal.quietSealMillis(),
                       journal.peerTls()));
     }
     this.quorum = q;
@@ -340,6 +341,7 @@ public final class NodeRuntime {
    * @param dir the journal server's directory
    * @param maxUnsealedBytes per journal, the bound on unsealed bytes (0: the journal default)
    * @param snapshotThresholdEntries a journal snapshot every this many entries (0: the default)
+   * @param quietSealMillis a quiet partition's tail is sealed after this long (0: the default)
    * @param peerTls mutual TLS on the journal port, or empty for plain Raft
    * @param factory starts the node's quorum host, or null for the one found with {@link
    *     java.util.ServiceLoader} ({@link QuorumHostFactory#get()})
@@ -349,6 +351,7 @@ public final class NodeRuntime {
       java.nio.file.Path dir,
       long maxUnsealedBytes,
       long snapshotThresholdEntries,
+      long quietSealMillis,
       java.util.Optional<dev.loam.tls.TlsSettings> peerTls,
       QuorumHostFactory factory) {
     public JournalPort {
@@ -359,7 +362,7 @@ public final class NodeRuntime {
 
     /** A plain journal port with the journal defaults, started by the factory on the class path. */
     public JournalPort(String address, java.nio.file.Path dir) {
-      this(address, dir, 0, 0, java.util.Optional.empty(), null);
+      this(address, dir, 0, 0, 0, java.util.Optional.empty(), null);
     }
 
     /** The factory given, else the one on the class path. */
