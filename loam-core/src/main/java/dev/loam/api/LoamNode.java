@@ -316,6 +316,8 @@ public final class LoamNode implements AutoCloseable {
     private Path journalDir;
     private long journalMaxUnsealedBytes;
     private long journalSnapshotEntries;
+    private Duration journalQuietSeal;
+    private dev.loam.tls.TlsSettings journalPeerTls;
     private dev.loam.spi.quorum.QuorumHostFactory quorumHostFactory;
 
     private Builder() {}
@@ -356,6 +358,39 @@ public final class LoamNode implements AutoCloseable {
      */
     public Builder journalSnapshotEntries(long entries) {
       this.journalSnapshotEntries = entries;
+      return this;
+    }
+
+    /**
+     * How long a quorum partition's non-empty journal tail may go without a seal before it is
+     * sealed whatever its size (default 10 minutes, {@link
+     * dev.loam.spi.quorum.QuorumHostContext#DEFAULT_QUIET_SEAL}; 1 s to 1 day). Retention trims
+     * sealed segments only, so this bounds how long a slowly written partition's records stay in
+     * the journal past their retention; shorter costs more small segment objects and offset-index
+     * entries. Measured by each journal's leader on its own clock (docs/design/quorum.md
+     * "Sealing").
+     *
+     * @throws LoamException INVALID (from {@link #start}) naming {@code journalQuietSealInterval}
+     *     when out of range, or without a {@link #journalAddress journal port}
+     */
+    public Builder journalQuietSealInterval(Duration interval) {
+      this.journalQuietSeal = Objects.requireNonNull(interval, "journalQuietSealInterval");
+      return this;
+    }
+
+    /**
+     * Mutual TLS on the journal port (default: none, plain Raft): every replica of a journal and
+     * every journal client presents a certificate of the CA {@code tls} names as its client CA, and
+     * the port refuses any other connection. The files are re-read when they change, as on the
+     * metastore's Raft port ({@code loam node} gives both ports the same {@code --peer-tls-*}
+     * files). Every journal node of the cluster needs it, or none: a plain replica and a TLS
+     * replica cannot talk.
+     *
+     * @throws LoamException INVALID (from {@link #start}) if {@code tls} does not require client
+     *     certificates
+     */
+    public Builder journalPeerTls(dev.loam.tls.TlsSettings tls) {
+      this.journalPeerTls = Objects.requireNonNull(tls, "journalPeerTls");
       return this;
     }
 
@@ -598,6 +633,39 @@ public final class LoamNode implements AutoCloseable {
         throw new LoamException(
             Kind.INVALID, "a data directory is needed unless both store and metastore are given");
       }
+      if (journalPeerTls != null && journalAddress == null) {
+        throw new LoamException(
+            Kind.INVALID,
+            "journal peer TLS without a journal address certificate="
+                + journalPeerTls.certificateChain());
+      }
+      if (journalPeerTls != null && !journalPeerTls.requiresClientCertificate()) {
+        throw new LoamException(
+            Kind.INVALID,
+            "journal peer TLS must require client certificates (mutual TLS) certificate="
+                + journalPeerTls.certificateChain());
+      }
+      long quietSealMillis = 0;
+      if (journalQuietSeal != null) {
+        if (journalAddress == null) {
+          throw new LoamException(
+              Kind.INVALID,
+              "journalQuietSealInterval without a journal address interval=" + journalQuietSeal);
+        }
+        Duration min = dev.loam.spi.quorum.QuorumHostContext.MIN_QUIET_SEAL;
+        Duration max = dev.loam.spi.quorum.QuorumHostContext.MAX_QUIET_SEAL;
+        if (journalQuietSeal.compareTo(min) < 0 || journalQuietSeal.compareTo(max) > 0) {
+          throw new LoamException(
+              Kind.INVALID,
+              "journalQuietSealInterval must be within "
+                  + min
+                  + ".."
+                  + max
+                  + " journalQuietSealInterval="
+                  + journalQuietSeal);
+        }
+        quietSealMillis = journalQuietSeal.toMillis();
+      }
       NodeRuntime.JournalPort journal = null;
       if (journalAddress != null) {
         if (journalDir == null && dataDir == null) {
@@ -610,6 +678,8 @@ public final class LoamNode implements AutoCloseable {
                 journalDir != null ? journalDir : dataDir.resolve("journal"),
                 journalMaxUnsealedBytes,
                 journalSnapshotEntries,
+                quietSealMillis,
+                java.util.Optional.ofNullable(journalPeerTls),
                 quorumHostFactory);
       }
       List<AutoCloseable> owned = new ArrayList<>();

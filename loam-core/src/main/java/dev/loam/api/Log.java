@@ -454,6 +454,26 @@ public interface Log {
   CompletableFuture<NodeDescription> setNodeSlots(String nodeId, int slots);
 
   /**
+   * Begins moving partition {@code partition} of a quorum stream to the journal {@code toJournal}
+   * (docs/design/quorum.md "Moving a partition between journals"), an operator's call (cluster
+   * admin over HTTP). Completes once the metastore marked the move; the source journal's leader
+   * then seals the partition's tail and the assignment flips to the target, which {@link
+   * #describeStream} shows as the partition's {@link StreamDescription.PartitionBounds#journal()
+   * journal}. Appends sent while the partition moves are refused (UNAVAILABLE or NOT_OWNER, not
+   * appended) and may be sent again; nothing acknowledged is lost or duplicated. Any node may begin
+   * a move.
+   *
+   * <p>Fails, as a failed future: NOT_FOUND for an unknown namespace or stream, or when no journal
+   * {@code toJournal} is placed; INVALID when the stream is not a quorum stream, the partition is
+   * out of range, or {@code toJournal} is the partition's journal already; CONFLICT while a move of
+   * the partition is under way (to any journal); UNAVAILABLE when the partition has no journal yet
+   * or the metastore cannot be reached; OUTCOME_UNKNOWN when it did not answer (a retry then either
+   * begins the move or answers CONFLICT naming it).
+   */
+  CompletableFuture<JournalMove> moveJournalPartition(
+      String namespace, String stream, int partition, String toJournal);
+
+  /**
    * Publishes one endpoint of this node in the cluster's node registry: where a listener of this
    * node (a Kafka gateway, a gRPC or OTLP port) is reached, so that every node can tell its clients
    * ({@link #listNodes}). Sets or replaces the endpoint {@code name}; an empty {@code address}

@@ -15,7 +15,9 @@ public enum Role {
   CONSUME("consume"),
   /** Namespace admin: create, change and delete streams and consumers in the key's scope. */
   ADMIN("admin"),
-  /** Cluster admin: API keys, nodes and namespaces. Only a cluster-wide key may hold it. */
+  /**
+   * Cluster admin: API keys, nodes, namespaces and journals. Only a cluster-wide key may hold it.
+   */
   CLUSTER_ADMIN("cluster-admin");
 
   private final String label;

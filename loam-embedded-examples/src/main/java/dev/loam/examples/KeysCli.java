@@ -13,11 +13,7 @@ import dev.loam.cli.Values;
 import dev.loam.error.LoamException;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -35,7 +31,7 @@ public final class KeysCli {
   private KeysCli() {}
 
   /** The environment variable a key is read from when {@code --key} is not given. */
-  static final String KEY_ENV = "LOAM_API_KEY";
+  static final String KEY_ENV = AdminHttp.KEY_ENV;
 
   static final String USAGE =
       """
@@ -107,16 +103,11 @@ public final class KeysCli {
       REVOKE.required("--id", "ID", Values.nonBlank(), "the key's id (./loam keys list)");
 
   private static Flag<String> url(Command c) {
-    return c.flag("--url", "URL", Values.nonBlank(), "http://127.0.0.1:8080", "a node's HTTP API");
+    return AdminHttp.url(c);
   }
 
   private static Flag<String> key(Command c) {
-    return c.optional(
-        "--key",
-        "TOKEN",
-        Values.nonBlank(),
-        "$" + KEY_ENV,
-        "a cluster-admin key's token <id>.<secret>");
+    return AdminHttp.key(c);
   }
 
   /** The subcommands' option tables, by name. */
@@ -224,14 +215,14 @@ public final class KeysCli {
     ArrayNode roles = body.putArray("roles");
     a.get(ROLES).forEach(r -> roles.add(r.label()));
     HttpResponse<String> r =
-        send(
+        AdminHttp.send(
             a.get(CREATE_URL),
             "POST",
             "/v1/admin/keys",
-            token(a.get(CREATE_KEY), env),
+            AdminHttp.token(a.get(CREATE_KEY), env),
             JSON.writeValueAsString(body));
     if (r.statusCode() != 201) {
-      return refused(CREATE, r, err);
+      return AdminHttp.refused(CREATE, r, err);
     }
     JsonNode k = JSON.readTree(r.body());
     out.println(k.get("token").asText());
@@ -247,9 +238,10 @@ public final class KeysCli {
   private static int list(ParsedArgs a, Map<String, String> env, PrintStream out, PrintStream err)
       throws IOException, InterruptedException {
     HttpResponse<String> r =
-        send(a.get(LIST_URL), "GET", "/v1/admin/keys", token(a.get(LIST_KEY), env), null);
+        AdminHttp.send(
+            a.get(LIST_URL), "GET", "/v1/admin/keys", AdminHttp.token(a.get(LIST_KEY), env), null);
     if (r.statusCode() != 200) {
-      return refused(LIST, r, err);
+      return AdminHttp.refused(LIST, r, err);
     }
     out.printf("%-18s %-10s %-20s %s%n", "ID", "STATUS", "NAMESPACE", "ROLES");
     for (JsonNode k : JSON.readTree(r.body()).get("keys")) {
@@ -267,15 +259,15 @@ public final class KeysCli {
       throws IOException, InterruptedException {
     String id = a.get(ID);
     HttpResponse<String> r =
-        send(
+        AdminHttp.send(
             a.get(REVOKE_URL),
             "DELETE",
             "/v1/admin/keys/"
                 + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8),
-            token(a.get(REVOKE_KEY), env),
+            AdminHttp.token(a.get(REVOKE_KEY), env),
             null);
     if (r.statusCode() != 200) {
-      return refused(REVOKE, r, err);
+      return AdminHttp.refused(REVOKE, r, err);
     }
     out.println("loam keys: revoked key " + id);
     return 0;
@@ -291,59 +283,5 @@ public final class KeysCli {
     List<String> roles = new ArrayList<>();
     k.get("roles").forEach(r -> roles.add(r.asText()));
     return String.join(",", roles);
-  }
-
-  private static String token(String flag, Map<String, String> env) {
-    if (flag != null) {
-      return flag;
-    }
-    String e = env.get(KEY_ENV);
-    return e == null || e.isBlank() ? null : e.strip();
-  }
-
-  private static int refused(Command c, HttpResponse<String> r, PrintStream err) {
-    String detail = r.body();
-    try {
-      JsonNode p = JSON.readTree(r.body());
-      if (p != null && p.has("detail")) {
-        detail = p.get("detail").asText();
-      }
-    } catch (IOException e) {
-      // Not a problem document: the body as it is.
-    }
-    err.println(c.name() + ": refused (HTTP " + r.statusCode() + "): " + detail);
-    if (r.statusCode() == 401) {
-      err.println("(give a cluster-admin key with --key or $" + KEY_ENV + "; docs/security.md)");
-    }
-    return 1;
-  }
-
-  private static HttpResponse<String> send(
-      String url, String method, String path, String token, String body)
-      throws IOException, InterruptedException {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(stripSlash(url) + path))
-            .timeout(Duration.ofSeconds(30))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      b.header("content-type", "application/json");
-    }
-    if (token != null) {
-      b.header("authorization", "Bearer " + token);
-    }
-    HttpClient client =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static String stripSlash(String url) {
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
   }
 }

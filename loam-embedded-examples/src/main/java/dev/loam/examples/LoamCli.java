@@ -13,10 +13,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code ./loam} launcher's entry point: {@code loam demo|server|node|keys [options]} ({@code
- * loam bench} is dispatched by the script itself, to the load generator's own class path). Every
- * command takes {@code --help}; a bad command line exits with status 2 and a message naming the
- * flag.
+ * The {@code ./loam} launcher's entry point: {@code loam demo|server|node|keys|partitions
+ * [options]} ({@code loam bench} is dispatched by the script itself, to the load generator's own
+ * class path). Every command takes {@code --help}; a bad command line exits with status 2 and a
+ * message naming the flag.
  */
 public final class LoamCli {
   private LoamCli() {}
@@ -34,6 +34,8 @@ public final class LoamCli {
         node     one member of a cluster in its own process: a Ratis metastore replica, a node
                  on the shared store and its HTTP API (docs/operations/running-a-cluster.md)
         keys     API keys of a running node: create, list, revoke (docs/security.md)
+        partitions  a running cluster's quorum partitions: move one to another journal
+                 (docs/design/quorum.md)
         bench    the end-to-end load generator (docs/operations/performance.md)
       """;
 
@@ -63,6 +65,7 @@ public final class LoamCli {
       case "server" -> LoamServerMain.validate(rest);
       case "node" -> NodeOptions.validate(rest);
       case "keys" -> KeysCli.validate(rest);
+      case "partitions" -> PartitionsCli.validate(rest);
       default -> throw new UsageException(null, "unknown command " + words[0]);
     }
   }
@@ -89,6 +92,7 @@ public final class LoamCli {
             yield 0;
           }
           case "keys" -> KeysCli.run(rest, System.getenv(), System.out, System.err);
+          case "partitions" -> PartitionsCli.run(rest, System.getenv(), System.out, System.err);
           case "bench" -> {
             // Only the script knows the bench's class path.
             System.err.println(

@@ -92,6 +92,7 @@ public final class LogService implements Log {
   private final PartitionWatch watch;
   private final Appender appender;
   private final QuorumStreams quorum;
+  private final dev.loam.core.quorum.QuorumMoves quorumMoves;
   private final Duration maxFetchWait;
   private final FencedWriterService fencedWriters;
   private final ChangelogAdmin changelogs;
@@ -128,6 +129,7 @@ public final class LogService implements Log {
     this.fetcher = new Fetcher(ctx, readPath, watch, maxFetchWait);
     this.quorum = new QuorumStreams(ctx, quorumHost, fetcher);
     appender.quorum(quorum);
+    this.quorumMoves = new dev.loam.core.quorum.QuorumMoves(ctx);
     this.fencedWriters = new FencedWriterService(ctx, writers, maxAppendBytes, encryption);
     this.changelogs = new ChangelogAdmin(ctx, this);
     this.maxFetchWait = maxFetchWait;
@@ -516,6 +518,18 @@ public final class LogService implements Log {
   }
 
   @Override
+  public CompletableFuture<dev.loam.api.JournalMove> moveJournalPartition(
+      String namespace, String stream, int partition, String toJournal) {
+    StreamInfo s;
+    try {
+      s = resolve(namespace, stream);
+    } catch (LoamException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return quorumMoves.begin(s, namespace, stream, partition, toJournal);
+  }
+
+  @Override
   public CompletableFuture<NodeDescription> advertiseEndpoint(String name, String address) {
     if (name == null || address == null) {
       return CompletableFuture.failedFuture(
@@ -588,12 +602,17 @@ public final class LogService implements Log {
             r -> {
               List<StreamDescription.PartitionBounds> out = new ArrayList<>();
               for (int p = 0; p < c.partitions(); p++) {
+                int partition = p;
                 r.partition(s.id(), p)
                     .ifPresent(
                         pi ->
                             out.add(
                                 new StreamDescription.PartitionBounds(
-                                    pi.partition(), pi.logStartOffset(), pi.highWatermark())));
+                                    pi.partition(),
+                                    pi.logStartOffset(),
+                                    pi.highWatermark(),
+                                    r.journalOf(s.id(), partition).orElse(""),
+                                    r.journalMoveTarget(s.id(), partition).orElse(""))));
               }
               return out;
             });

@@ -184,7 +184,9 @@ public final class NodeRuntime {
                             u.timestampMillis());
                       },
                       journal.maxUnsealedBytes(),
-                      journal.snapshotThresholdEntries()));
+                      journal.snapshotThresholdEntries(),
+                      journal.quietSealMillis(),
+                      journal.peerTls()));
     }
     this.quorum = q;
     meta.addApplyListener(
@@ -339,6 +341,8 @@ public final class NodeRuntime {
    * @param dir the journal server's directory
    * @param maxUnsealedBytes per journal, the bound on unsealed bytes (0: the journal default)
    * @param snapshotThresholdEntries a journal snapshot every this many entries (0: the default)
+   * @param quietSealMillis a quiet partition's tail is sealed after this long (0: the default)
+   * @param peerTls mutual TLS on the journal port, or empty for plain Raft
    * @param factory starts the node's quorum host, or null for the one found with {@link
    *     java.util.ServiceLoader} ({@link QuorumHostFactory#get()})
    */
@@ -347,21 +351,18 @@ public final class NodeRuntime {
       java.nio.file.Path dir,
       long maxUnsealedBytes,
       long snapshotThresholdEntries,
+      long quietSealMillis,
+      java.util.Optional<dev.loam.tls.TlsSettings> peerTls,
       QuorumHostFactory factory) {
     public JournalPort {
       Objects.requireNonNull(address, "address");
       Objects.requireNonNull(dir, "dir");
+      Objects.requireNonNull(peerTls, "peerTls");
     }
 
-    /** A journal port whose host is started by the factory on the class path. */
-    public JournalPort(
-        String address, java.nio.file.Path dir, long maxUnsealedBytes, long snapshotEntries) {
-      this(address, dir, maxUnsealedBytes, snapshotEntries, null);
-    }
-
-    /** A journal port with the journal defaults. */
+    /** A plain journal port with the journal defaults, started by the factory on the class path. */
     public JournalPort(String address, java.nio.file.Path dir) {
-      this(address, dir, 0, 0);
+      this(address, dir, 0, 0, 0, java.util.Optional.empty(), null);
     }
 
     /** The factory given, else the one on the class path. */

@@ -1,10 +1,15 @@
 package dev.loam.spi.quorum;
 
+import dev.loam.error.LoamException;
+import dev.loam.error.LoamException.Kind;
 import dev.loam.meta.Metastore;
 import dev.loam.meta.command.Origin;
 import dev.loam.spi.store.ObjectStore;
+import dev.loam.tls.TlsSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -25,6 +30,12 @@ import java.util.function.Supplier;
  *     default; it must be the same on every node, since the journals' apply depends on it
  * @param snapshotThresholdEntries a journal snapshot every this many applied entries, or 0 for the
  *     journal default
+ * @param quietSealMillis a partition's non-empty journal tail is sealed, whatever its size, once it
+ *     went this long without a seal, or 0 for {@link #DEFAULT_QUIET_SEAL}; else within {@link
+ *     #MIN_QUIET_SEAL}..{@link #MAX_QUIET_SEAL}
+ * @param peerTls when present, the journal port speaks mutual TLS with these files (it must require
+ *     client certificates): every replica and every client of the port presents a certificate of
+ *     the CA they name, and the files are re-read when they change
  */
 public record QuorumHostContext(
     String nodeId,
@@ -37,7 +48,33 @@ public record QuorumHostContext(
     ObjectStore store,
     SegmentNamer segments,
     long maxUnsealedBytes,
-    long snapshotThresholdEntries) {
+    long snapshotThresholdEntries,
+    long quietSealMillis,
+    Optional<TlsSettings> peerTls) {
+  /**
+   * The default quiet-seal interval, 10 minutes: retention trims sealed segments only, so this is
+   * about how long a slowly written partition's records may outlive their retention in the journal,
+   * while a busy partition, sealed by size, never waits for it; and a quiet partition costs at most
+   * one small segment object and offset-index entry per interval.
+   */
+  public static final Duration DEFAULT_QUIET_SEAL = Duration.ofMinutes(10);
+
+  /**
+   * The shortest quiet-seal interval, 1 s: shorter would seal a slow partition into one tiny
+   * segment (an object and an offset-index entry) per few records, faster than the seal agent's
+   * passes and the metastore are meant to run.
+   */
+  public static final Duration MIN_QUIET_SEAL = Duration.ofSeconds(1);
+
+  /**
+   * The longest quiet-seal interval, 1 day: longer would keep a quiet partition's records in the
+   * journal, unsealed and untrimmed, for longer than any retention setting expects.
+   */
+  public static final Duration MAX_QUIET_SEAL = Duration.ofDays(1);
+
+  /**
+   * @throws LoamException INVALID naming {@code quietSealMillis} when it is out of range
+   */
   public QuorumHostContext {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(address, "address");
@@ -48,5 +85,33 @@ public record QuorumHostContext(
     Objects.requireNonNull(executor, "executor");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(segments, "segments");
+    Objects.requireNonNull(peerTls, "peerTls");
+    checkQuietSeal(quietSealMillis);
+  }
+
+  /** The quiet-seal interval in milliseconds, the default when none was given. */
+  public long effectiveQuietSealMillis() {
+    return quietSealMillis == 0 ? DEFAULT_QUIET_SEAL.toMillis() : quietSealMillis;
+  }
+
+  /**
+   * Checks a quiet-seal interval: 0 (the default) or within {@link #MIN_QUIET_SEAL}..{@link
+   * #MAX_QUIET_SEAL}.
+   *
+   * @throws LoamException INVALID naming {@code quietSealMillis} and the range otherwise
+   */
+  public static void checkQuietSeal(long quietSealMillis) {
+    if (quietSealMillis != 0
+        && (quietSealMillis < MIN_QUIET_SEAL.toMillis()
+            || quietSealMillis > MAX_QUIET_SEAL.toMillis())) {
+      throw new LoamException(
+          Kind.INVALID,
+          "the journal quiet-seal interval must be within "
+              + MIN_QUIET_SEAL.toMillis()
+              + ".."
+              + MAX_QUIET_SEAL.toMillis()
+              + " ms quietSealMillis="
+              + quietSealMillis);
+    }
   }
 }

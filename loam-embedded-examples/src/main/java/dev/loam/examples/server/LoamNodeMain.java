@@ -233,7 +233,11 @@ public final class LoamNodeMain {
           nb.keyManagement(m.kms).kmsTimeout(k.timeout());
         }
         if (o.journalAddress() != null) {
-          nb.journalAddress(o.journalAddress()).journalDir(o.dataDir().resolve("journal"));
+          nb.journalAddress(o.journalAddress())
+              .journalDir(o.dataDir().resolve("journal"))
+              .journalQuietSealInterval(o.journalQuietSeal());
+          // The journal port takes the metastore port's peer files: one CA admits a node to both.
+          o.peerTls().ifPresent(nb::journalPeerTls);
         }
         nb.metastore(m.meta)
             .settings(o.nodeSettings())

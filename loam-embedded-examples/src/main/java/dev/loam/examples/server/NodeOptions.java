@@ -10,6 +10,7 @@ import dev.loam.cli.UsageException;
 import dev.loam.cli.Values;
 import dev.loam.examples.fault.FaultFile;
 import dev.loam.meta.ratis.RatisSettings;
+import dev.loam.spi.quorum.QuorumHostContext;
 import dev.loam.tls.TlsSettings;
 import java.net.InetAddress;
 import java.net.URI;
@@ -37,6 +38,7 @@ public record NodeOptions(
     int httpPort,
     int kafkaPort,
     int journalPort,
+    Duration journalQuietSeal,
     int slots,
     String advertisedAddress,
     Duration flushInterval,
@@ -135,6 +137,16 @@ public record NodeOptions(
           "off",
           "the quorum class's journal Raft port on the advertised host (docs/design/quorum.md),"
               + " advertised in the registry; its Raft logs in DIR/journal");
+  static final Flag<Duration> JOURNAL_QUIET_SEAL =
+      CMD.optional(
+          "--journal-quiet-seal-ms",
+          "MS",
+          Values.millis(
+              QuorumHostContext.MIN_QUIET_SEAL.toMillis(),
+              QuorumHostContext.MAX_QUIET_SEAL.toMillis()),
+          QuorumHostContext.DEFAULT_QUIET_SEAL.toMillis() + " (10 minutes)",
+          "with --journal-port: a quorum partition's journal tail is sealed into a segment, whatever"
+              + " its size, once it went this long without a seal (docs/design/quorum.md)");
   static final OtlpFlags.Listener OTLP = OtlpFlags.node(CMD);
   static final Flag<Integer> GRPC = GrpcFlags.node(CMD);
   static final Flag<Integer> FLIGHT = FlightFlags.node(CMD);
@@ -290,13 +302,9 @@ public record NodeOptions(
     Optional<TlsSettings> peerTls =
         TlsFlags.settings(a, PEER_TLS_CERT, PEER_TLS_KEY, PEER_TLS_CA, true);
     int journalPort = a.given(JOURNAL_PORT) ? a.get(JOURNAL_PORT) : -1;
-    if (journalPort >= 0 && peerTls.isPresent()) {
-      // The journal port would speak plain Raft beside a mutual-TLS metastore port: refused
-      // rather than silently weaker.
+    if (a.given(JOURNAL_QUIET_SEAL) && journalPort < 0) {
       throw new UsageException(
-          JOURNAL_PORT.name(),
-          "mutual TLS on the journal port is not wired into loam node: run it without"
-              + " --peer-tls-cert, or without --journal-port");
+          JOURNAL_QUIET_SEAL.name(), "seals journals, so it needs --journal-port PORT");
     }
     return new NodeOptions(
         id,
@@ -309,6 +317,9 @@ public record NodeOptions(
         httpPort,
         a.given(KAFKA_PORT) ? a.get(KAFKA_PORT) : -1,
         journalPort,
+        a.given(JOURNAL_QUIET_SEAL)
+            ? a.get(JOURNAL_QUIET_SEAL)
+            : QuorumHostContext.DEFAULT_QUIET_SEAL,
         a.get(SLOTS),
         advertised,
         a.get(FLUSH),

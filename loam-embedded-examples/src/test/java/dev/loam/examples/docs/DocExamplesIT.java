@@ -83,8 +83,8 @@ class DocExamplesIT {
       }
     }
     // README: two demos, a node, a Kafka-serving server, an OTLP-serving server and three
-    // ./loam keys lines; running-a-cluster.md: three nodes.
-    assertThat(checked).isEqualTo(11);
+    // ./loam keys lines; running-a-cluster.md: three nodes and a ./loam partitions move.
+    assertThat(checked).isEqualTo(12);
     // The parser is the real one: a drifted flag or value would fail.
     assertThatThrownBy(() -> LoamCli.validate("demo", "--recrods", "5"))
         .isInstanceOf(UsageException.class)

@@ -259,6 +259,15 @@ public final class ProcessCluster implements AutoCloseable {
     return "http://127.0.0.1:" + nodes.get(i).httpPort;
   }
 
+  /** Node {@code i}'s journal port on 127.0.0.1 (needs {@link Builder#journal}). */
+  public int journalPort(int i) {
+    int p = nodes.get(i).journalPort;
+    if (p < 0) {
+      throw new IllegalStateException("the cluster runs no journal servers: Builder.journal()");
+    }
+    return p;
+  }
+
   /** The node's Kafka listener, {@code 127.0.0.1:PORT} (stable across restarts); needs kafka(). */
   public String kafkaAddress(int i) {
     int port = nodes.get(i).kafkaPort;

@@ -94,6 +94,32 @@ class LoamNodeMainTest {
   }
 
   @Test
+  void theJournalQuietSealIntervalIsTenMinutesAndBounded() {
+    String[] port = {"--journal-port", "9301"};
+    assertThat(NodeOptions.parse(args("n1", THREE, port)).journalQuietSeal())
+        .isEqualTo(Duration.ofMinutes(10));
+    assertThat(
+            NodeOptions.parse(
+                    args("n1", THREE, "--journal-port", "9301", "--journal-quiet-seal-ms", "30000"))
+                .journalQuietSeal())
+        .isEqualTo(Duration.ofSeconds(30));
+    for (String bad : new String[] {"0", "-5", "999", "86400001", "soon"}) {
+      assertThatThrownBy(
+              () ->
+                  NodeOptions.parse(
+                      args("n1", THREE, "--journal-port", "9301", "--journal-quiet-seal-ms", bad)))
+          .as("--journal-quiet-seal-ms %s", bad)
+          .isInstanceOf(UsageException.class)
+          .hasMessageContaining("--journal-quiet-seal-ms");
+    }
+    assertThatThrownBy(
+            () -> NodeOptions.parse(args("n1", THREE, "--journal-quiet-seal-ms", "30000")))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("--journal-quiet-seal-ms")
+        .hasMessageContaining("needs --journal-port");
+  }
+
+  @Test
   void faultInjectionIsOffUnlessAFaultFileIsGiven() {
     assertThat(NodeOptions.parse(args("n1", THREE)).faultFile()).isNull();
     assertThat(

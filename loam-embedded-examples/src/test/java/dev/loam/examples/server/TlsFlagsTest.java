@@ -111,6 +111,28 @@ class TlsFlagsTest {
   }
 
   @Test
+  void theJournalPortTakesThePeerCertificates() {
+    NodeOptions o =
+        NodeOptions.parse(
+            LoamNodeMainTest.args(
+                "n1",
+                LoamNodeMainTest.THREE,
+                "--journal-port",
+                "9301",
+                "--peer-tls-cert",
+                cert(),
+                "--peer-tls-key",
+                key(),
+                "--peer-tls-ca",
+                caFile));
+    assertThat(o.journalAddress()).isEqualTo("127.0.0.1:9301");
+    // The same files as the metastore's Raft port, so one CA admits a node to both.
+    assertThat(o.peerTls()).isPresent();
+    assertThat(o.peerTls().get().requiresClientCertificate()).isTrue();
+    assertThat(o.peerTls()).isEqualTo(o.ratisSettings().peerTls());
+  }
+
+  @Test
   void peerTlsIsMutualSoItNeedsTheCa() {
     assertThatThrownBy(
             () ->

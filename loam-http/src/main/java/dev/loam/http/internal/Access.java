@@ -44,6 +44,8 @@ final class Access {
           Map.entry("producer_allocate", Need.PRODUCE_ANYWHERE),
           Map.entry("admin_node_slots", Need.CLUSTER_ADMIN),
           Map.entry("admin_stream_transfer", Need.CLUSTER_ADMIN),
+          // Journals are shared by every namespace's quorum streams: a cluster resource.
+          Map.entry("admin_partition_move", Need.CLUSTER_ADMIN),
           Map.entry("namespace_create", Need.CLUSTER_ADMIN),
           Map.entry("namespace_delete", Need.CLUSTER_ADMIN),
           // Keys: shredding is irreversible and a rotation is a cluster operation on the KMS.

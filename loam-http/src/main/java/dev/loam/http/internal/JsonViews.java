@@ -33,7 +33,26 @@ public final class JsonViews {
       po.put("partition", p.partition());
       po.put("log_start_offset", p.logStartOffset());
       po.put("high_watermark", p.highWatermark());
+      if (!p.journal().isEmpty()) {
+        po.put("journal", p.journal());
+      }
+      if (!p.movingToJournal().isEmpty()) {
+        po.put("moving_to_journal", p.movingToJournal());
+      }
     }
+    return o;
+  }
+
+  /** A move of a quorum partition between journals, as begun. */
+  public static ObjectNode journalMove(ObjectNode o, dev.loam.api.JournalMove m) {
+    o.put("namespace", m.namespace());
+    o.put("stream", m.stream());
+    o.put("partition", m.partition());
+    o.put("from_journal", m.fromJournal());
+    o.put("to_journal", m.toJournal());
+    ArrayNode replicas = o.putArray("to_replicas");
+    m.toReplicas().forEach(replicas::add);
+    o.put("state", "moving");
     return o;
   }
 

@@ -70,8 +70,8 @@ public final class JournalNodeHost implements QuorumHost {
 
   /**
    * Starts the journal server of {@code ctx} with the default journal settings, but for the bound
-   * on unsealed bytes and the snapshot threshold when the context gives them, and Raft log segments
-   * of at most an eighth of that bound.
+   * on unsealed bytes and the snapshot threshold when the context gives them, Raft log segments of
+   * at most an eighth of that bound, and mutual TLS on the port when the context gives peer TLS.
    */
   static JournalNodeHost start(QuorumHostContext ctx) {
     JournalSettings settings =
@@ -81,6 +81,9 @@ public final class JournalNodeHost implements QuorumHost {
     }
     if (ctx.snapshotThresholdEntries() > 0) {
       settings = settings.withSnapshotThresholdEntries(ctx.snapshotThresholdEntries());
+    }
+    if (ctx.peerTls().isPresent()) {
+      settings = settings.withPeerTls(ctx.peerTls().get());
     }
     // Raft log segments of about an eighth of the unsealed bound: a purge behind a snapshot frees
     // whole segments only, so this keeps the log near the size of what is still unsealed.

@@ -30,17 +30,18 @@ final class JournalSealAgent {
   /** How often a node looks for tails to seal. */
   static final long INTERVAL_MILLIS = 100;
 
-  /**
-   * A partition's non-empty tail is sealed, whatever its size, once its sealed offset has not moved
-   * for this long, so a quiet partition's records reach segments (where retention trims them).
-   */
-  static final long QUIET_SEAL_MILLIS = 10 * 60_000L;
-
   private final QuorumHostContext ctx;
   private final Journals server;
   private final Supplier<List<String>> journals;
   private final long minSealBytes;
   private final long maxSegmentBytes;
+
+  /**
+   * A partition's non-empty tail is sealed, whatever its size, once its sealed offset has not moved
+   * for this long, so a quiet partition's records reach segments (where retention trims them).
+   */
+  private final long quietSealMillis;
+
   private final Map<String, JournalSealer> sealers = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler;
   private final Executor executor;
@@ -48,7 +49,7 @@ final class JournalSealAgent {
 
   /**
    * @param maxUnsealedBytes the journals' bound: a partition is sealed at a sixteenth of it, into
-   *     segments of at most a quarter
+   *     segments of at most a quarter; a quiet one after the context's quiet-seal interval
    */
   JournalSealAgent(
       QuorumHostContext ctx,
@@ -60,6 +61,7 @@ final class JournalSealAgent {
     this.journals = journals;
     this.minSealBytes = Math.max(1, maxUnsealedBytes / 16);
     this.maxSegmentBytes = Math.max(minSealBytes, maxUnsealedBytes / 4);
+    this.quietSealMillis = ctx.effectiveQuietSealMillis();
     this.scheduler = ctx.scheduler();
     this.executor = ctx.executor();
   }
@@ -130,7 +132,7 @@ final class JournalSealAgent {
                 new MetastoreOffsetIndex(ctx.metastore(), ctx.origin(), j),
                 minSealBytes,
                 maxSegmentBytes,
-                QUIET_SEAL_MILLIS,
+                quietSealMillis,
                 () -> ctx.origin().get().stampMillis()));
   }
 }

@@ -22,8 +22,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The cluster's shared resources: producer ids, the node list, a node's slots and stream transfers
- * between nodes.
+ * The cluster's shared resources: producer ids, the node list, a node's slots, stream transfers
+ * between nodes and moves of quorum partitions between journals.
  */
 public final class ClusterRoutes {
   private final ApiContext ctx;
@@ -43,7 +43,12 @@ public final class ClusterRoutes {
                 "/v1/admin/streams/{ns}/{s}/transfer",
                 "admin_stream_transfer",
                 this::transfer)
-            .params("to"));
+            .params("to"),
+        Route.of(
+            POST,
+            "/v1/admin/streams/{ns}/{s}/partitions/{p}/move",
+            "admin_partition_move",
+            this::movePartition));
   }
 
   private CompletableFuture<HttpReply> allocateProducer(Request r) {
@@ -101,5 +106,25 @@ public final class ClusterRoutes {
     return ctx.log()
         .transferStream(r.var("ns"), r.var("s"), to)
         .thenApply(o -> HttpReply.json(HttpResponseStatus.OK, Json.bytes(JsonViews.owner(o))));
+  }
+
+  /**
+   * {@code POST /v1/admin/streams/{ns}/{s}/partitions/{p}/move} {@code {"to_journal":"..."}}: 202
+   * once the move is begun; the source journal's leader carries it out.
+   */
+  private CompletableFuture<HttpReply> movePartition(Request r) {
+    ObjectNode body = r.body();
+    Json.onlyFields(body, "", Set.of("to_journal"));
+    JsonNode to = body.get("to_journal");
+    if (to == null || !to.isTextual() || to.textValue().isEmpty()) {
+      throw ApiException.invalid("a move names its target journal field=to_journal");
+    }
+    return ctx.log()
+        .moveJournalPartition(r.var("ns"), r.var("s"), r.partition(), to.textValue())
+        .thenApply(
+            m ->
+                HttpReply.json(
+                    HttpResponseStatus.ACCEPTED,
+                    Json.bytes(JsonViews.journalMove(Json.MAPPER.createObjectNode(), m))));
   }
 }
