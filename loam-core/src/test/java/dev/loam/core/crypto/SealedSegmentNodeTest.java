@@ -19,7 +19,6 @@ import dev.loam.testing.Eventually;
 import dev.loam.testing.TestCluster;
 import dev.loam.wal.segment.SegmentReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -186,13 +184,7 @@ class SealedSegmentNodeTest {
 
     // The disk cache holds sealed bytes only.
     Eventually.await(() -> n.readStats().diskWrites() > 0, "the disk cache is written");
-    try (Stream<Path> files = Files.walk(dir.resolve("cache"))) {
-      for (Path f : files.filter(Files::isRegularFile).toList()) {
-        assertThat(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1))
-            .as("disk cache file %s", f)
-            .doesNotContain(SECRET_MARK);
-      }
-    }
+    DiskCacheFiles.assertNoneContains(dir.resolve("cache"), SECRET_MARK);
 
     log.destroyNamespaceKeys("secret").join();
     for (String stream : List.of("s", "c")) {
