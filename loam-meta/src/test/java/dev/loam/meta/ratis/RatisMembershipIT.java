@@ -230,14 +230,18 @@ class RatisMembershipIT {
     commit(leader, stream, acked);
 
     Map<String, String> four = new LinkedHashMap<>(cluster.voters());
-    four.put("m4", RatisTestCluster.newAddress()); // never started
     RatisMetastore via = cluster.member(follower(leader));
-    long started = System.nanoTime();
-    ExecutionException failed =
-        catchThrowableOfType(
-            () -> via.setConfiguration(four, Map.of()).get(120, TimeUnit.SECONDS),
-            ExecutionException.class);
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    ExecutionException failed;
+    Duration took;
+    try (java.net.Socket dead = RatisTestCluster.deadPort()) {
+      four.put("m4", "127.0.0.1:" + dead.getLocalPort()); // never started
+      long started = System.nanoTime();
+      failed =
+          catchThrowableOfType(
+              () -> via.setConfiguration(four, Map.of()).get(120, TimeUnit.SECONDS),
+              ExecutionException.class);
+      took = Duration.ofNanos(System.nanoTime() - started);
+    }
     assertThat(failed).as("a configuration with a dead peer was accepted").isNotNull();
     LoamException e = (LoamException) failed.getCause();
     assertThat(e.kind()).as(e.toString()).isEqualTo(LoamException.Kind.UNAVAILABLE);

@@ -51,8 +51,34 @@ public final class RatisTestCluster implements AutoCloseable {
     for (int i = 1; i <= listeners; i++) {
       ls.put("l" + i, newAddress());
     }
+    // A group of its own: the cluster ITs of this module run side by side in one JVM, and a port
+    // one cluster released (a stopped peer, an address never started) can be taken by another
+    // cluster's server, which would answer for the same group under the default group name.
     this.template =
-        tweak.apply(testDefaults("m1", peers, baseDir.resolve("m1")).listeners(ls)).build();
+        tweak
+            .apply(
+                testDefaults("m1", peers, baseDir.resolve("m1"))
+                    .listeners(ls)
+                    .groupName("test-" + CLUSTERS.incrementAndGet()))
+            .build();
+  }
+
+  private static final java.util.concurrent.atomic.AtomicLong CLUSTERS =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * A loopback socket bound to a port and not listening, for the address of a peer that is never
+   * started: while it is open no other server can take the port, and connections to it are refused.
+   */
+  static java.net.Socket deadPort() {
+    try {
+      java.net.Socket s = new java.net.Socket();
+      s.setReuseAddress(false);
+      s.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+      return s;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** A loopback address with a free port, for a peer that joins later. */
