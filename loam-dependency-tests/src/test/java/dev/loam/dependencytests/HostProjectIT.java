@@ -24,9 +24,11 @@ import org.junit.jupiter.api.Test;
  * before loam-http once got Jackson 2.18 core with 2.22 databind, and an HTTP server that answered
  * every request with an empty reply.
  *
- * <p>Each project is built by {@code mvn -B -o} against the local repository of the running build,
+ * <p>Each project is built by {@code mvn -B} against the local repository of the running build,
  * into which {@link LocalRepository#stage} first copies this build's jars and POMs, as {@code mvn
- * install} would.
+ * install} would. Online, as a host's build is: without the BOM a host resolves the versions its
+ * dependencies' own POMs name (Azure's Jackson 2.18, say), which this build never downloads, so an
+ * offline build passed only on a machine whose local repository happened to hold them.
  */
 class HostProjectIT {
   /** The storage modules, which bring the object stores' SDKs (and with GCS, gRPC). */
@@ -43,9 +45,8 @@ class HostProjectIT {
    * The modules of the project that names them before the storage modules without the BOM. Not
    * every module: without the BOM a host's resolver reads every version any module's POM asks for,
    * also those mediation then drops, and with all of them first it asks for versions (the
-   * jackson-datatype-jsr310 2.21.0 arrow-vector asks for, for one) that this build never downloads,
-   * so the offline build could not resolve them on a fresh machine. Hosts are told to import the
-   * BOM.
+   * jackson-datatype-jsr310 2.21.0 arrow-vector asks for, for one) that no module uses. Hosts are
+   * told to import the BOM.
    */
   private static final List<String> FIRST_WITHOUT_BOM =
       List.of("loam-http", "loam-kafka", "loam-client", "loam-micrometer", "loam-sim", "loam-cli");
@@ -138,7 +139,6 @@ class HostProjectIT {
         new ProcessBuilder(
                 mvn(),
                 "-B",
-                "-o",
                 "-q",
                 "-Dmaven.repo.local=" + localRepo(),
                 // validate (the enforcer), compile and test; no packaging plugin is needed.
