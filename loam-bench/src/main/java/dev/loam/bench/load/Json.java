@@ -16,6 +16,21 @@ public final class Json {
     return b.append('\n').toString();
   }
 
+  /**
+   * Six significant digits without trailing zeros after the decimal point: {@code %.6g} writes
+   * 235840.4 as {@code 235840}, whose zero is a digit, not padding, so only a fraction is trimmed.
+   */
+  static String sixDigits(double d) {
+    String s = String.format(Locale.ROOT, "%.6g", d);
+    int e = s.indexOf('e');
+    String mantissa = e < 0 ? s : s.substring(0, e);
+    String exponent = e < 0 ? "" : s.substring(e);
+    if (mantissa.indexOf('.') >= 0) {
+      mantissa = mantissa.replaceFirst("\\.?0+$", "");
+    }
+    return mantissa + exponent;
+  }
+
   private static void write(StringBuilder b, Object v, int indent) {
     if (v == null) {
       b.append("null");
@@ -30,7 +45,7 @@ public final class Json {
       } else if (d == Math.rint(d) && Math.abs(d) < 1e15) {
         b.append((long) d);
       } else {
-        b.append(String.format(Locale.ROOT, "%.6g", d).replaceFirst("\\.?0+(e|$)", "$1"));
+        b.append(sixDigits(d));
       }
     } else if (v instanceof Number n) {
       b.append(n.longValue());

@@ -30,6 +30,21 @@ class ReportJsonTest {
   }
 
   @Test
+  void sixSignificantDigitsKeepTheZerosThatAreDigits() {
+    assertThat(Json.sixDigits(235840.4)).isEqualTo("235840");
+    assertThat(Json.sixDigits(189210.2)).isEqualTo("189210");
+    assertThat(Json.sixDigits(120000.4)).isEqualTo("120000");
+    assertThat(Json.sixDigits(41.7590)).isEqualTo("41.759");
+    assertThat(Json.sixDigits(2.50)).isEqualTo("2.5");
+    assertThat(Json.sixDigits(0.000123)).isEqualTo("0.000123");
+    assertThat(Json.sixDigits(1.5e20)).isEqualTo("1.5e+20");
+    assertThat(Json.sixDigits(1234567.8)).isEqualTo("1.23457e+06");
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("r", 235840.4);
+    assertThat(Json.write(m)).contains("\"r\": 235840\n");
+  }
+
+  @Test
   void reportHoldsMediansAndSpreadsOfEveryScenario() {
     BenchConfig.Options o =
         BenchConfig.parse(new String[] {"--scenario", "baseline", "--runs", "3", "--rate", "5000"});

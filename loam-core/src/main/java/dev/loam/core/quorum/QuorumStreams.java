@@ -52,6 +52,14 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
   /** Replicas of a journal. */
   public static final int REPLICAS = 3;
 
+  /**
+   * How many times one fetch past the end waits again: a wake that brings the replica's end closer
+   * but not to the reader's offset (records below it, a seal, a late idempotent retry) starts
+   * another wait for what is left of the fetch's own, so a reader ahead of this replica is not
+   * answered at once and does not ask again in a busy loop. Bounded, should the clock stand still.
+   */
+  private static final int MAX_PAST_END_WAITS = 64;
+
   private final NodeContext ctx;
   private final QuorumHost host;
   private final SealedReads sealed;
@@ -438,13 +446,43 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       int maxBytes,
       Duration maxWait,
       QuorumRead at) {
-    return read(namespace, stream, s, partition, at.highWatermark(), 1, maxWait)
+    long deadline = ctx.clock().millis() + maxWait.toMillis();
+    return waitPastEnd(
+        namespace, stream, s, partition, offset, maxBytes, deadline, at, MAX_PAST_END_WAITS);
+  }
+
+  private CompletableFuture<QuorumRead> waitPastEnd(
+      String namespace,
+      String stream,
+      StreamInfo s,
+      int partition,
+      long offset,
+      int maxBytes,
+      long deadlineMillis,
+      QuorumRead at,
+      int waitsLeft) {
+    Duration wait = Duration.ofMillis(Math.max(0, deadlineMillis - ctx.clock().millis()));
+    return read(namespace, stream, s, partition, at.highWatermark(), 1, wait)
         .thenCompose(
-            r ->
-                r.highWatermark() >= offset
-                    ? read(namespace, stream, s, partition, offset, maxBytes, Duration.ZERO)
-                    : CompletableFuture.completedFuture(
-                        new QuorumRead(List.of(), r.startOffset(), r.highWatermark())));
+            r -> {
+              if (r.highWatermark() >= offset) {
+                return read(namespace, stream, s, partition, offset, maxBytes, Duration.ZERO);
+              }
+              if (waitsLeft > 1 && ctx.clock().millis() < deadlineMillis) {
+                return waitPastEnd(
+                    namespace,
+                    stream,
+                    s,
+                    partition,
+                    offset,
+                    maxBytes,
+                    deadlineMillis,
+                    r,
+                    waitsLeft - 1);
+              }
+              return CompletableFuture.completedFuture(
+                  new QuorumRead(List.of(), r.startOffset(), r.highWatermark()));
+            });
   }
 
   private CompletableFuture<QuorumRead> read(

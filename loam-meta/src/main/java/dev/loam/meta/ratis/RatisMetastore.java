@@ -910,6 +910,20 @@ public final class RatisMetastore implements Metastore {
         c);
   }
 
+  /** This replica's Raft server and group, for watchdog tests in this package. */
+  RaftServer raftServer() {
+    return server;
+  }
+
+  RaftGroupId raftGroupId() {
+    return groupId;
+  }
+
+  /** The client for leadership transfers and membership changes, for tests in this package. */
+  RaftClient adminClient() {
+    return adminClient;
+  }
+
   /** This replica's peer id. */
   public String peerId() {
     return ratis.localPeerId();

@@ -30,6 +30,13 @@ final class StuckFollowerDetector {
   private final Map<String, Progress> progress = new HashMap<>();
 
   /**
+   * Since when each follower has been behind with the same match index, answering or not: what the
+   * leader's log reports when a follower stands still, so an operator can see a follower the rule
+   * does not (yet) call stuck.
+   */
+  private final Map<String, Progress> behind = new HashMap<>();
+
+  /**
    * @param stuckForMillis how long a follower's match index may stand still while the leader's log
    *     is ahead of it
    * @param answeredWithinMillis a follower whose last answer is older than this is treated as down,
@@ -56,8 +63,17 @@ final class StuckFollowerDetector {
   Optional<String> sample(long nowMillis, long leaderAppliedIndex, Iterable<Follower> followers) {
     Objects.requireNonNull(followers, "followers");
     Map<String, Progress> seen = new HashMap<>();
+    Map<String, Progress> behindNow = new HashMap<>();
     String stuck = null;
     for (Follower f : followers) {
+      if (leaderAppliedIndex > f.matchIndex()) {
+        Progress b = behind.get(f.id());
+        behindNow.put(
+            f.id(),
+            b == null || b.matchIndex() != f.matchIndex()
+                ? new Progress(f.matchIndex(), nowMillis)
+                : b);
+      }
       Progress before = progress.get(f.id());
       Progress now =
           before == null || before.matchIndex() != f.matchIndex()
@@ -76,11 +92,23 @@ final class StuckFollowerDetector {
     }
     progress.clear();
     progress.putAll(seen);
+    behind.clear();
+    behind.putAll(behindNow);
     return Optional.ofNullable(stuck);
+  }
+
+  /**
+   * How long the follower has been behind the leader with the same match index as of the last
+   * sample at {@code nowMillis}, answering or not; 0 when it was not behind then.
+   */
+  long standingStillMillis(String id, long nowMillis) {
+    Progress b = behind.get(id);
+    return b == null ? 0 : nowMillis - b.sinceMillis();
   }
 
   /** Forgets every follower (this replica stopped leading, or a remedy was applied). */
   void reset() {
     progress.clear();
+    behind.clear();
   }
 }
