@@ -14,7 +14,9 @@ import java.util.Optional;
  * INCONSISTENCY with the index it really needs, and the appender never sends it (a heartbeat's
  * inconsistency answer is overruled by the old match index). The follower then never catches up,
  * and its node, which waits for its own replica to apply what it proposed, never becomes ready. A
- * follower that is down does not answer, so it is not stuck; one that is slow still moves.
+ * follower that is down does not answer, so it is not stuck; one that is slow still moves. Since
+ * the appender answers a stuck follower only between its error back-offs, answers can come further
+ * apart than {@code answeredWithin}; a second, longer rule catches that follower too.
  *
  * <p>The remedy, chosen by {@link FollowerWatchdog}, is a new leader: its appenders start from what
  * each follower says it has. Pure logic, fed samples by the caller; not thread-safe.
@@ -27,6 +29,10 @@ final class StuckFollowerDetector {
 
   private final long stuckForMillis;
   private final long answeredWithinMillis;
+
+  /** How long a follower may stand behind, answering now and then, before it is stuck anyway. */
+  private final long longStuckMillis;
+
   private final Map<String, Progress> progress = new HashMap<>();
 
   /**
@@ -54,6 +60,7 @@ final class StuckFollowerDetector {
     }
     this.stuckForMillis = stuckForMillis;
     this.answeredWithinMillis = answeredWithinMillis;
+    this.longStuckMillis = Math.max(stuckForMillis, 2 * answeredWithinMillis) * 12 / 5;
   }
 
   /**
@@ -67,10 +74,14 @@ final class StuckFollowerDetector {
     String stuck = null;
     for (Follower f : followers) {
       if (leaderAppliedIndex > f.matchIndex()) {
+        // Silent for longer than twice the answer bound: down, so the long rule's clock starts
+        // again (a follower down for long needs its own time to catch up once back).
         Progress b = behind.get(f.id());
+        boolean down =
+            f.lastRpcElapsedMillis() < 0 || f.lastRpcElapsedMillis() > 2 * answeredWithinMillis;
         behindNow.put(
             f.id(),
-            b == null || b.matchIndex() != f.matchIndex()
+            b == null || b.matchIndex() != f.matchIndex() || down
                 ? new Progress(f.matchIndex(), nowMillis)
                 : b);
       }
@@ -87,6 +98,19 @@ final class StuckFollowerDetector {
         // Caught up, or down: the clock of a stand-still starts again when it answers behind.
         seen.put(f.id(), new Progress(f.matchIndex(), nowMillis));
       } else if (stuck == null && nowMillis - now.sinceMillis() >= stuckForMillis) {
+        stuck = f.id();
+      }
+      // The long rule: the appender answers a stuck follower only between its error back-offs,
+      // which can leave more than answeredWithin between two answers (5 s and more were seen), so
+      // the window above may restart for ever. A follower that has stood behind with the same
+      // match index for longLimit, and answered within twice the bound, is stuck too: a restarted
+      // follower catches up well within that, and a dead one stops answering.
+      Progress b = behindNow.get(f.id());
+      if (stuck == null
+          && b != null
+          && nowMillis - b.sinceMillis() >= longStuckMillis
+          && f.lastRpcElapsedMillis() >= 0
+          && f.lastRpcElapsedMillis() <= 2 * answeredWithinMillis) {
         stuck = f.id();
       }
     }

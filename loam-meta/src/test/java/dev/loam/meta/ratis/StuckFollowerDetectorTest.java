@@ -47,6 +47,36 @@ class StuckFollowerDetectorTest {
   }
 
   @Test
+  void aStuckFollowerAnsweredOnlyBetweenBackOffsIsFoundByTheLongRule() {
+    // The appender answers a stuck follower only between its error back-offs: here every 12 s,
+    // which the 10 s answer bound reads as "down" every time, restarting the window. Behind with
+    // the same match index for 60 s (2.4 times the 25 s window) and answered within 20 s: stuck.
+    StuckFollowerDetector w = new StuckFollowerDetector(STUCK, ANSWERED);
+    Optional<String> found = Optional.empty();
+    long at = -1;
+    for (long t = 0; t <= 120_000 && found.isEmpty(); t += 1_000) {
+      found = w.sample(t, 5_000 + t / 10, List.of(new Follower("n4", 2498, t % 12_000)));
+      at = t;
+    }
+    assertThat(found).contains("n4");
+    assertThat(at).isEqualTo(60_000);
+  }
+
+  @Test
+  void aFollowerDownForLessThanTheAnswerBoundThatCatchesUpIsNotStuck() {
+    // Killed at 0 (its last answer), restarted after 18 s, answering again and catching up 20 s
+    // later: behind with the same match index for 38 s, never 60.
+    StuckFollowerDetector w = new StuckFollowerDetector(STUCK, ANSWERED);
+    for (long t = 0; t <= 120_000; t += 1_000) {
+      long match = t < 38_000 ? 2498 : 5_000 + t / 10;
+      long lastAnswer = t < 18_000 ? t : 200;
+      assertThat(w.sample(t, 5_000 + t / 10, List.of(new Follower("n4", match, lastAnswer))))
+          .as("at %d", t)
+          .isEmpty();
+    }
+  }
+
+  @Test
   void aDeadFollowerIsNeverStuck() {
     // Its last answer ages from the moment it died; it never answers again.
     Optional<String> found = run(0, 120_000, t -> List.of(new Follower("n4", 900, t)));
