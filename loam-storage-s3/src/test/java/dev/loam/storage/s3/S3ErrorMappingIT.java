@@ -92,9 +92,13 @@ class S3ErrorMappingIT {
     return store(maxAttempts, Duration.ofSeconds(10), Duration.ofSeconds(30));
   }
 
-  /** A store for scripts with hung answers: short attempts, so a hang costs little time. */
+  /**
+   * A store for scripts with hung answers: short attempts, so a hang costs little time, yet long
+   * enough that a loaded build machine answers the scripted replies in time (at 1.5 s a clean build
+   * once saw the stub serve a retry before the attempt it timed out, so the retry got the hang).
+   */
   private S3ObjectStore storeForHangs(int maxAttempts) {
-    return store(maxAttempts, Duration.ofMillis(1500), Duration.ofSeconds(10));
+    return store(maxAttempts, Duration.ofSeconds(3), Duration.ofSeconds(20));
   }
 
   private S3ObjectStore store(int maxAttempts, Duration attempt, Duration call) {
